@@ -1,0 +1,111 @@
+"""The interface every snapshot algorithm implements, and the records they fill in.
+
+The simulator knows nothing of markers or barriers: it calls the algorithm when a
+process initiates a snapshot, when a control message is accepted, and when an
+application message is accepted (so the algorithm can record channel state). The
+algorithm answers through the simulator's small algorithm-facing API:
+:meth:`Simulator.emit` to send control messages, :meth:`Simulator.block` and
+:meth:`Simulator.unblock` to hold an input channel back (barrier alignment), and the
+read-only views ``states``, ``trace`` and ``network``.
+
+Each snapshot is a :class:`SnapshotRecord` keyed by its id. The moment a process
+records its state is where it turns from white to red in Dijkstra's colouring
+(``red_from``: the first trace index that belongs to its red part).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+
+class SnapshotError(ValueError):
+    """A snapshot request the algorithm cannot honour."""
+
+
+@dataclass
+class SnapshotRecord:
+    """What an algorithm has recorded so far for one snapshot id.
+
+    Attributes
+    ----------
+    id
+        The snapshot id (several initiators may share it).
+    initiators
+        Processes that started this snapshot spontaneously, in order.
+    red_from
+        For each process that has recorded: the trace index from which its actions are red.
+    states
+        For each process that has recorded: its application state at that moment.
+    channels
+        For each channel (by index) whose recording has begun: ids of the messages
+        recorded on it so far.
+    closed
+        Channels (by index) whose recording is finished.
+    """
+
+    id: str
+    initiators: list[str] = field(default_factory=list)
+    red_from: dict[str, int] = field(default_factory=dict)
+    states: dict[str, Any] = field(default_factory=dict)
+    channels: dict[int, list[int]] = field(default_factory=dict)
+    closed: set[int] = field(default_factory=set)
+    n_channels: int = 0
+    n_processes: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Every process recorded and every channel closed."""
+        return len(self.red_from) == self.n_processes and len(self.closed) == self.n_channels
+
+
+class SnapshotAlgorithm:
+    """Base class for snapshot algorithms; see the module docstring for the protocol."""
+
+    name = "none"
+    #: the ``kind`` of the control messages this algorithm sends
+    control_kind = "marker"
+    #: whether :meth:`before_app_action` must be called before every application action
+    watches_actions = False
+
+    def __init__(self) -> None:
+        self.records: dict[str, SnapshotRecord] = {}
+        self._sim: Simulator | None = None
+
+    @property
+    def sim(self) -> Simulator:
+        if self._sim is None:
+            raise SnapshotError(f"{self.name} is not attached to a simulator")
+        return self._sim
+
+    def bind(self, sim: Simulator) -> None:
+        """Attach to a simulator, forgetting any earlier run."""
+        self._sim = sim
+        self.records = {}
+
+    def new_record(self, snapshot_id: str) -> SnapshotRecord:
+        net = self.sim.network
+        rec = SnapshotRecord(
+            snapshot_id, n_channels=len(net.channels), n_processes=len(net.processes)
+        )
+        self.records[snapshot_id] = rec
+        return rec
+
+    def start(self, process: str, snapshot_id: str, action: int) -> None:
+        """``process`` initiates ``snapshot_id`` in trace action ``action``."""
+        raise SnapshotError(f"{self.name} snapshots cannot be started by a process")
+
+    def on_control(self, process: str, channel: int, message: int, action: int) -> None:
+        """``process`` accepted control message ``message`` on ``channel``."""
+
+    def on_app_receive(self, channel: int, message: int) -> None:
+        """An application message was accepted on ``channel`` (before its handler ran)."""
+
+    def before_app_action(self, process: str) -> None:
+        """Called before each application action when :attr:`watches_actions` is set."""
+
+    def finish(self) -> None:
+        """Called when a run ends, e.g. to record processes that had nothing more to do."""

@@ -1,0 +1,1 @@
+"""File formats: scenario JSON, COS 418 topologies/events/snapshots, ShiViz logs."""

@@ -1,0 +1,224 @@
+"""Scenario files: an execution written by hand as JSON (see DESIGN.md).
+
+>>> sc = parse_scenario({
+...     "processes": ["P1", "P2"], "app": "tokens", "initial": {"P1": 1},
+...     "steps": [{"do": "send", "from": "P1", "to": "P2", "label": "B", "payload": 1},
+...               {"do": "snapshot", "at": "P2", "id": "s1"},
+...               {"do": "run"}]})
+>>> sim = run_scenario(sc)
+>>> sim.snapshot("s1").channels["P1->P2"][0].label
+'B'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..actions import Action, Deliver, Internal, Send, StartSnapshot
+from ..algorithms import ChandyLamport, ClockSnapshot, SnapshotAlgorithm, SnapshotError
+from ..apps import APPLICATIONS, AppError
+from ..model import Network, NetworkError
+from ..schedulers import make_scheduler
+from ..simulator import ActionError, Simulator
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be read or run; the message names the file and step."""
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """``{"do": "run"}``: let a scheduler deliver everything still in flight."""
+
+    scheduler: str = "fifo-order"
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    network: Network
+    app: str
+    initial: Mapping[str, Any]
+    steps: tuple[Action | RunStep, ...]
+    algorithm: Mapping[str, Any] = field(default_factory=dict)
+    source: str = "<scenario>"
+
+    def simulator(self) -> Simulator:
+        """A fresh simulator for this scenario, before any step."""
+        try:
+            return Simulator(self.network, self.app, self.initial, _algorithm(self.algorithm))
+        except (AppError, ActionError, SnapshotError) as e:
+            raise ScenarioError(f"{self.source}: {e}") from None
+
+
+_STEP_FIELDS = {
+    "internal": ({"at"}, {"label"}),
+    "send": ({"from", "to"}, {"label", "payload"}),
+    "deliver": ({"from", "to"}, {"label", "msg", "marker"}),
+    "snapshot": ({"at"}, {"id"}),
+    "run": (set(), {"scheduler", "seed"}),
+}
+_TOP_FIELDS = {"name", "processes", "channels", "fifo", "app", "initial", "steps", "algorithm",
+               "description"}
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read a scenario file; :class:`ScenarioError` names the file and what is wrong."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ScenarioError(f"{path}, line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+    return parse_scenario(data, source=str(path))
+
+
+def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
+    """Validate a decoded scenario document."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{source}: expected a JSON object at the top level")
+    unknown = set(data) - _TOP_FIELDS
+    if unknown:
+        raise ScenarioError(
+            f"{source}: unknown field(s) {', '.join(sorted(unknown))}; "
+            f"expected some of {', '.join(sorted(_TOP_FIELDS))}"
+        )
+    processes = data.get("processes")
+    if not isinstance(processes, list) or not processes:
+        raise ScenarioError(f"{source}: field 'processes' must be a non-empty list of names")
+    fifo = data.get("fifo", True)
+    if not isinstance(fifo, bool):
+        raise ScenarioError(f"{source}: field 'fifo' must be true or false, got {fifo!r}")
+    try:
+        network = Network(processes, data.get("channels", "complete"), fifo=fifo)
+    except NetworkError as e:
+        raise ScenarioError(f"{source}: {e}") from None
+    app = data.get("app", "events")
+    if app not in APPLICATIONS:
+        raise ScenarioError(f"{source}: field 'app' is {app!r}; expected one of {', '.join(APPLICATIONS)}")
+    initial = data.get("initial", {})
+    if not isinstance(initial, dict):
+        raise ScenarioError(f"{source}: field 'initial' must be an object mapping process to value")
+    for p in initial:
+        if p not in network.processes:
+            raise ScenarioError(f"{source}: field 'initial' names unknown process {p!r}")
+    algorithm = data.get("algorithm", {})
+    if not isinstance(algorithm, dict):
+        raise ScenarioError(f"{source}: field 'algorithm' must be an object like {{\"name\": \"clock\", \"at\": 5}}")
+    steps_data = data.get("steps", [])
+    if not isinstance(steps_data, list):
+        raise ScenarioError(f"{source}: field 'steps' must be a list")
+    steps = tuple(_parse_step(s, k + 1, network, source) for k, s in enumerate(steps_data))
+    scenario = Scenario(
+        str(data.get("name", Path(source).stem)), network, app, dict(initial), steps, algorithm, source
+    )
+    scenario.simulator()  # validates the initial values and the algorithm now, not mid-run
+    return scenario
+
+
+def _parse_step(step: Any, number: int, net: Network, source: str) -> Action | RunStep:
+    where = f"{source}: step {number}"
+    if not isinstance(step, dict) or "do" not in step:
+        raise ScenarioError(f"{where}: expected an object with a 'do' field, got {step!r}")
+    do = step["do"]
+    if do not in _STEP_FIELDS:
+        raise ScenarioError(f"{where}: unknown 'do' {do!r}; expected one of {', '.join(_STEP_FIELDS)}")
+    required, optional = _STEP_FIELDS[do]
+    where = f"{where} ({do})"
+    missing = required - set(step)
+    if missing:
+        raise ScenarioError(f"{where}: missing field(s) {', '.join(sorted(missing))}")
+    extra = set(step) - required - optional - {"do"}
+    if extra:
+        raise ScenarioError(
+            f"{where}: unknown field(s) {', '.join(sorted(extra))}; "
+            f"allowed: {', '.join(sorted(required | optional))}"
+        )
+    for key in ("at", "from", "to"):
+        if key in step and step[key] not in net.processes:
+            raise ScenarioError(
+                f"{where}: field '{key}' is {step[key]!r}, not one of the processes "
+                f"{', '.join(net.processes)}"
+            )
+    label = step.get("label")
+    if label is not None and not isinstance(label, str):
+        raise ScenarioError(f"{where}: field 'label' must be a string")
+    if do == "internal":
+        return Internal(step["at"], label)
+    if do == "send":
+        return Send(step["from"], step["to"], step.get("payload"), label)
+    if do == "snapshot":
+        return StartSnapshot(step["at"], str(step.get("id", "s1")))
+    if do == "deliver":
+        try:
+            channel = net.channel(step["from"], step["to"])
+        except NetworkError as e:
+            raise ScenarioError(f"{where}: {e}") from None
+        pick = {k: step[k] for k in ("msg", "marker") if k in step}
+        if len(pick) > 1:
+            raise ScenarioError(f"{where}: give 'msg' or 'marker', not both")
+        return _DeliverByName(channel, None, label, pick.get("msg"), pick.get("marker"))
+    scheduler = step.get("scheduler", "fifo-order")
+    seed = step.get("seed")
+    if scheduler not in ("random", "fifo-order"):
+        raise ScenarioError(f"{where}: field 'scheduler' is {scheduler!r}; expected 'random' or 'fifo-order'")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise ScenarioError(f"{where}: field 'seed' must be an integer")
+    return RunStep(scheduler, seed)
+
+
+@dataclass(frozen=True)
+class _DeliverByName(Deliver):
+    """A scenario's deliver step, which may pick a message by label or a marker by id."""
+
+    msg_label: str | None = None
+    marker_id: str | None = None
+
+    def resolve(self, sim: Simulator) -> Deliver:
+        if self.msg_label is None and self.marker_id is None:
+            return Deliver(self.channel, None, self.label)
+        for m in sim.in_flight(self.channel):
+            rec = sim.trace.messages[m]
+            if self.msg_label is not None and rec.kind == "app" and rec.label == self.msg_label:
+                return Deliver(self.channel, m, self.label)
+            if self.marker_id is not None and rec.kind != "app" and rec.tag == self.marker_id:
+                return Deliver(self.channel, m, self.label)
+        what = f"message {self.msg_label!r}" if self.msg_label is not None else f"marker {self.marker_id!r}"
+        names = [sim.trace.message_name(m) for m in sim.in_flight(self.channel)] or ["nothing"]
+        raise ActionError(f"{what} is not in flight on {self.channel} (in flight: {', '.join(names)})")
+
+
+def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
+    name = spec.get("name", "chandy-lamport")
+    if name == "chandy-lamport":
+        return ChandyLamport()
+    if name == "clock":
+        if "at" not in spec:
+            raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
+        return ClockSnapshot(spec["at"], spec.get("rate"), spec.get("offset"), str(spec.get("id", "clock")))
+    raise SnapshotError(f"field 'algorithm': unknown name {name!r}; expected 'chandy-lamport' or 'clock'")
+
+
+def run_scenario(scenario: Scenario, until: int | None = None) -> Simulator:
+    """Run the scenario's steps (the first ``until`` of them, default all)."""
+    sim = scenario.simulator()
+    for number, step in enumerate(scenario.steps[:until], start=1):
+        try:
+            if isinstance(step, RunStep):
+                sim.run(make_scheduler(step.scheduler, step.seed))
+            elif isinstance(step, _DeliverByName):
+                sim.step(step.resolve(sim))
+            else:
+                sim.step(step)
+        except ActionError as e:
+            raise ScenarioError(f"{scenario.source}: step {number}: {e}") from None
+    sim.algorithm.finish()
+    return sim

@@ -1,0 +1,401 @@
+"""The simulator: owns the channels, runs atomic actions, records the trace.
+
+``step(action)`` is the primitive; ``run(scheduler)`` is a loop around it. Processes
+never touch channels: application handlers and snapshot algorithms ask the simulator
+to send, so the same code runs under the stepper, random runs and the COS 418 tick
+model. Undo is time travel by replay: the trace is the full history, and replaying all
+but its last top-level action rebuilds the earlier state exactly (everything is
+deterministic).
+
+>>> from snapshotlib import Network, Simulator, Send, StartSnapshot
+>>> sim = Simulator(Network(["P1", "P2"]), app="tokens", initial={"P1": 0, "P2": 1})
+>>> sim.step(Send("P2", "P1", 1, label="H"))
+>>> sim.step(StartSnapshot("P1", "s1"))
+>>> [str(a) for a in sim.enabled()]
+['deliver P1->P2', 'deliver P2->P1']
+>>> sim.run()
+3
+>>> sim.snapshot("s1").channels["P2->P1"]
+(RecordedMessage(id=0, label='H', payload=1),)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .actions import Action, Deliver, Internal, Send, StartSnapshot
+from .algorithms.base import SnapshotAlgorithm, SnapshotError
+from .apps import AppError, Application, make_app
+from .model import Channel, Network
+from .snapshot import GlobalSnapshot, assemble
+from .trace import (
+    APP,
+    CONTROL,
+    INTERNAL,
+    RECEIVE,
+    SEND,
+    SNAPSHOT,
+    ActionRecord,
+    Trace,
+)
+
+if TYPE_CHECKING:
+    from .schedulers import Scheduler
+
+_new = tuple.__new__
+
+
+class ActionError(ValueError):
+    """An action that is not enabled in the current state, with what is."""
+
+
+class Simulator:
+    """A network of processes running an application under a snapshot algorithm.
+
+    Parameters
+    ----------
+    network
+        The processes and channels.
+    app
+        An :class:`~snapshotlib.apps.Application` or the name of a built-in one.
+    initial
+        Initial value per process, passed to the application (e.g. token counts).
+    algorithm
+        The snapshot algorithm; Chandy–Lamport by default.
+    """
+
+    def __init__(
+        self,
+        network: Network,
+        app: str | Application = "events",
+        initial: Mapping[str, Any] | None = None,
+        algorithm: SnapshotAlgorithm | None = None,
+    ) -> None:
+        from .algorithms.chandy_lamport import ChandyLamport
+
+        self.network = network
+        self.app = make_app(app)
+        self.initial = dict(initial or {})
+        for p in self.initial:
+            if p not in network.processes:
+                raise ActionError(f"initial value given for unknown process {p!r}")
+        self.algorithm = algorithm if algorithm is not None else ChandyLamport()
+        channels = network.channels
+        self._src = [c.src for c in channels]
+        self._dst = [c.dst for c in channels]
+        self._out = {
+            p: {c.dst: network.channel_index(c) for c in network.outputs(p)}
+            for p in network.processes
+        }
+        self._in = {p: [network.channel_index(c) for c in network.inputs(p)] for p in network.processes}
+        self._redo: list[ActionRecord] = []
+        self._reset()
+
+    # ------------------------------------------------------------------ state
+    def _reset(self) -> None:
+        self.trace = Trace()
+        self.states: dict[str, Any] = {
+            p: self.app.initial_state(p, self.initial.get(p)) for p in self.network.processes
+        }
+        self.queues: list[deque[int]] = [deque() for _ in self.network.channels]
+        self.blocked: set[int] = set()
+        self._actor = ""
+        self._actor_action = -1
+        self._actor_sent: set[int] = set()
+        self._actor_sent_by = -1
+        self.algorithm.bind(self)
+        self._watch = self.algorithm.watches_actions
+        self._observe = self.algorithm.on_app_receive
+        self._on_control = self.algorithm.on_control
+        self._on_receive = self.app.on_receive
+
+    @property
+    def time(self) -> int:
+        """Number of actions taken so far."""
+        return len(self.trace.actions)
+
+    def in_flight(self, channel: Channel | str | None = None) -> list[int]:
+        """Ids of the messages and markers in flight, oldest first (one channel or all)."""
+        if channel is None:
+            return sorted(m for q in self.queues for m in q)
+        return list(self.queues[self._channel_index(channel)])
+
+    def input_channels(self, process: str) -> list[int]:
+        """Channel indices leading to ``process`` (for algorithms)."""
+        return self._in[process]
+
+    def output_channels(self, process: str) -> list[int]:
+        """Channel indices leaving ``process`` (for algorithms)."""
+        return list(self._out[process].values())
+
+    # --------------------------------------------------------------- enabling
+    def enabled(self) -> list[Deliver]:
+        """Every delivery that may happen next.
+
+        Internal events, sends and snapshot initiations are always possible and not
+        listed; on a FIFO channel only the head may be delivered, on a non-FIFO
+        channel any message in flight.
+        """
+        out = []
+        fifo = self.network.fifo
+        for i, q in enumerate(self.queues):
+            if not q or i in self.blocked:
+                continue
+            ch = self.network.channels[i]
+            if fifo:
+                out.append(Deliver(ch))
+            else:
+                out.extend(Deliver(ch, m) for m in q)
+        return out
+
+    def has_pending(self) -> bool:
+        """Whether some unblocked channel still holds a message or marker."""
+        return any(q and i not in self.blocked for i, q in enumerate(self.queues))
+
+    # ------------------------------------------------------------------ steps
+    def step(self, action: Action) -> None:
+        """Take one action; :class:`ActionError` (listing what is enabled) if it cannot."""
+        self._apply(action)
+        self._redo.clear()
+
+    def run(self, scheduler: Scheduler | None = None, max_steps: int | None = None) -> int:
+        """Let ``scheduler`` choose actions until it stops; returns the number taken.
+
+        The default scheduler delivers everything in flight, oldest message first.
+        """
+        from .schedulers import FifoOrder
+
+        sched = scheduler if scheduler is not None else FifoOrder()
+        n = 0
+        while max_steps is None or n < max_steps:
+            action = sched.choose(self)
+            if action is None:
+                break
+            self.step(action)
+            n += 1
+        self.algorithm.finish()
+        return n
+
+    def _apply(self, action: Action) -> None:
+        if isinstance(action, Deliver):
+            self._deliver_checked(action)
+        elif isinstance(action, Internal):
+            self._require_process(action.process, action)
+            self.internal(action.process, action.label)
+        elif isinstance(action, Send):
+            self._send_checked(action)
+        elif isinstance(action, StartSnapshot):
+            self._require_process(action.process, action)
+            self.start_snapshot(action.process, action.snapshot_id)
+        else:
+            raise ActionError(f"{action!r} is not an action")
+
+    def _deliver_checked(self, action: Deliver) -> None:
+        i = self._channel_index(action.channel, action)
+        q = self.queues[i]
+        problem = None
+        if not q:
+            problem = f"channel {action.channel} is empty"
+        elif i in self.blocked:
+            problem = f"channel {action.channel} is blocked"
+        elif action.message is not None and action.message not in q:
+            problem = f"message #{action.message} is not in flight on {action.channel}"
+        elif action.message is not None and self.network.fifo and q[0] != action.message:
+            problem = f"{action.channel} is FIFO and message #{q[0]} is ahead of #{action.message}"
+        if problem:
+            raise ActionError(f"cannot {action}: {problem}; {self._enabled_text()}")
+        pos = 0 if action.message is None else q.index(action.message)
+        self.deliver(i, pos, action.label)
+
+    def _send_checked(self, action: Send) -> None:
+        self._require_process(action.src, action)
+        i = self._out[action.src].get(action.dst)
+        if i is None:
+            outs = ", ".join(self._out[action.src]) or "none"
+            raise ActionError(
+                f"cannot {action}: there is no channel {action.src}->{action.dst} "
+                f"({action.src} can send to: {outs})"
+            )
+        self.send(action.src, i, action.payload, action.label)
+
+    def _enabled_text(self) -> str:
+        names = [str(a) for a in self.enabled()]
+        return "enabled: " + (", ".join(names) if names else "no deliveries (all channels empty)")
+
+    def _require_process(self, process: str, action: object) -> None:
+        if process not in self.states:
+            known = ", ".join(self.network.processes)
+            raise ActionError(f"cannot {action}: unknown process {process!r} (known: {known})")
+
+    def _channel_index(self, channel: Channel | str, action: object = None) -> int:
+        if isinstance(channel, str):
+            channel = Channel.parse(channel)
+        try:
+            return self.network.channel_index(channel)
+        except ValueError:
+            what = f"cannot {action}: " if action is not None else ""
+            raise ActionError(f"{what}there is no channel {channel}") from None
+
+    # ------------------------------------------ the primitives (no validation)
+    def deliver(self, channel: int, position: int = 0, label: str | None = None) -> int:
+        """Accept the message at ``position`` of channel ``channel``; returns the action index.
+
+        The fast path used by schedulers that already know the delivery is enabled.
+        """
+        q = self.queues[channel]
+        if position == 0:
+            mid = q.popleft()
+        else:
+            mid = q[position]
+            del q[position]
+        trace = self.trace
+        msg = trace.messages[mid]
+        dst = self._dst[channel]
+        actions = trace.actions
+        if msg[2] == APP:
+            if self._watch:
+                self.algorithm.before_app_action(dst)
+            index = len(actions)
+            actions.append(_new(ActionRecord, (RECEIVE, dst, label, channel, mid)))
+            trace.received_by[mid] = index
+            self._observe(channel, mid)
+            self._actor = dst
+            self._actor_action = index
+            self.states[dst] = self._on_receive(dst, self.states[dst], self._src[channel], msg[4], self._handler_send)
+        else:
+            index = len(actions)
+            actions.append(_new(ActionRecord, (CONTROL, dst, label, channel, mid)))
+            trace.received_by[mid] = index
+            self._on_control(dst, channel, mid, index)
+        return index
+
+    def internal(self, process: str, label: str | None = None) -> int:
+        """An internal action at ``process``; returns its action index."""
+        if self._watch:
+            self.algorithm.before_app_action(process)
+        index = self.trace.add_action(INTERNAL, process, label)
+        self._actor = process
+        self._actor_action = index
+        self.states[process] = self.app.on_internal(process, self.states[process], label, self._handler_send)
+        return index
+
+    def send(self, process: str, channel: int, payload: Any = None, label: str | None = None) -> int:
+        """``process`` sends ``payload`` on ``channel``; returns the message id.
+
+        :class:`ActionError` if the application refuses (nothing is changed then).
+        """
+        dst = self._dst[channel]
+        try:
+            new_state = self.app.on_send(process, self.states[process], dst, payload)
+        except AppError as e:
+            raise ActionError(f"cannot send {process}->{dst}: {e}") from None
+        if self._watch:
+            self.algorithm.before_app_action(process)
+        trace = self.trace
+        index = len(trace.actions)
+        mid = trace.add_message(channel, index, APP, label, payload, None)
+        trace.actions.append(_new(ActionRecord, (SEND, process, label, channel, mid)))
+        self.states[process] = new_state
+        self.queues[channel].append(mid)
+        return mid
+
+    def start_snapshot(self, process: str, snapshot_id: str = "s1") -> int:
+        """``process`` initiates snapshot ``snapshot_id``; returns the action index."""
+        trace = self.trace
+        index = trace.add_action(SNAPSHOT, process, snapshot_id)
+        try:
+            self.algorithm.start(process, snapshot_id, index)
+        except SnapshotError as e:
+            trace.actions.pop()
+            raise ActionError(f"cannot start snapshot {snapshot_id} at {process}: {e}") from None
+        return index
+
+    def _handler_send(self, dst: str, payload: Any = None, label: str | None = None) -> None:
+        """The ``send`` given to application handlers: one message per channel per action."""
+        process = self._actor
+        channel = self._out[process].get(dst)
+        if channel is None:
+            raise AppError(f"{process} has no channel to {dst}")
+        if self._actor_sent_by != self._actor_action:
+            self._actor_sent = set()
+            self._actor_sent_by = self._actor_action
+        elif channel in self._actor_sent:
+            raise AppError(
+                f"{process} already sent on {process}->{dst} in this action "
+                "(an atomic action sends at most one message per channel)"
+            )
+        self._actor_sent.add(channel)
+        mid = self.trace.add_message(channel, self._actor_action, APP, label, payload, None)
+        self.queues[channel].append(mid)
+
+    # ------------------------------------------------ the algorithm-facing API
+    def emit(self, channel: int, sent_by: int, kind: str, tag: str | None, payload: Any = None) -> int:
+        """Send a control message (marker, barrier) on ``channel``; returns its id."""
+        mid = self.trace.add_message(channel, sent_by, kind, None, payload, tag)
+        self.queues[channel].append(mid)
+        return mid
+
+    def block(self, channel: int) -> None:
+        """Hold back deliveries on ``channel`` (e.g. while aligning barriers)."""
+        self.blocked.add(channel)
+
+    def unblock(self, channel: int) -> None:
+        self.blocked.discard(channel)
+
+    # ----------------------------------------------------------- time travel
+    def undo(self) -> bool:
+        """Go back one top-level action; returns ``False`` when there is nothing to undo."""
+        top = list(self.trace.actions)
+        if not top:
+            return False
+        last = top.pop()
+        self._redo.append(last)
+        self._replay(top)
+        return True
+
+    def redo(self) -> bool:
+        """Take again the action last undone; ``False`` when there is none."""
+        if not self._redo:
+            return False
+        record = self._redo.pop()
+        self._apply_record(record, self.trace)
+        return True
+
+    def _replay(self, records: Iterable[ActionRecord]) -> None:
+        old = self.trace
+        self._reset()
+        for r in records:
+            self._apply_record(r, old)
+
+    def _apply_record(self, r: ActionRecord, source: Trace) -> None:
+        if r.kind in (RECEIVE, CONTROL):
+            q = self.queues[r.channel]
+            self.deliver(r.channel, q.index(r.message), r.label)
+        elif r.kind == INTERNAL:
+            self.internal(r.process, r.label)
+        elif r.kind == SEND:
+            self.send(r.process, r.channel, source.messages[r.message].payload, r.label)
+        elif r.kind == SNAPSHOT:
+            self.start_snapshot(r.process, r.label or "s1")
+
+    # --------------------------------------------------------------- results
+    def snapshot(self, snapshot_id: str) -> GlobalSnapshot:
+        """The global snapshot ``snapshot_id`` as recorded so far."""
+        try:
+            record = self.algorithm.records[snapshot_id]
+        except KeyError:
+            known = ", ".join(self.algorithm.records) or "none"
+            raise KeyError(f"no snapshot {snapshot_id!r} (started: {known})") from None
+        return assemble(record, self)
+
+    def snapshots(self) -> dict[str, GlobalSnapshot]:
+        """Every snapshot started so far, by id, in the order they were started."""
+        return {sid: assemble(rec, self) for sid, rec in self.algorithm.records.items()}
+
+    def __repr__(self) -> str:
+        return (
+            f"Simulator({self.network!r}, app={self.app.name!r}, "
+            f"algorithm={self.algorithm.name!r}, {self.time} actions)"
+        )
