@@ -145,10 +145,58 @@ class Bank(Tokens):
     unit = "unit of money"
 
 
+class Requests(Application):
+    """Processes ask each other for something and block until they get a reply.
+
+    A process that is not waiting answers a request at once; a waiting process keeps
+    the request until its own reply arrives and then answers everyone it kept. Two
+    processes that ask each other at the same time wait forever: a deadlock, which a
+    snapshot can detect (a cycle of waiting processes with no reply in transit).
+
+    State: ``(waiting_for, kept)`` where ``kept`` are the requesters not yet answered.
+    Payloads are ``"request"`` and ``"reply"``.
+    """
+
+    name = "requests"
+
+    def initial_state(self, process: str, value: Any) -> Any:
+        return (None, ())
+
+    def on_send(self, process: str, state: Any, dst: str, payload: Any) -> Any:
+        waiting, kept = state
+        if payload != "request":
+            raise AppError(f"{process} may only send 'request' by itself, got {payload!r}")
+        if waiting is not None:
+            raise AppError(f"{process} is blocked waiting for {waiting} and cannot send")
+        return (dst, kept)
+
+    def on_receive(self, process: str, state: Any, src: str, payload: Any, send: SendFn) -> Any:
+        waiting, kept = state
+        if payload == "request":
+            if waiting is None:
+                send(src, "reply")
+                return state
+            return (waiting, (*kept, src))
+        for requester in kept:
+            send(requester, "reply")
+        return (None, ())
+
+    def describe(self, state: Any, events: tuple[str, ...] = ()) -> Any:
+        waiting, kept = state
+        return {"waiting_for": waiting, "kept": list(kept)}
+
+    def is_passive(self, state: Any) -> bool:
+        return state[0] is None and not state[1]
+
+    def waits_for(self, process: str, state: Any) -> frozenset[str]:
+        return frozenset() if state[0] is None else frozenset({state[0]})
+
+
 APPLICATIONS: Mapping[str, type[Application]] = {
     "events": Events,
     "tokens": Tokens,
     "bank": Bank,
+    "requests": Requests,
 }
 
 

@@ -1,0 +1,197 @@
+"""The ``snapshotlib`` command line.
+
+Exit codes: 0 success, 1 a check failed (``check``), 2 bad input. A user mistake gets one
+line on stderr naming the file, line or step, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .checks.commutation import check_commutation
+from .checks.cut import check_snapshot
+from .checks.predicates import conservation, deadlock, termination
+from .formats.scenario import ScenarioError, load_scenario, run_scenario
+from .simulator import Simulator
+
+BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """A mistake in what the user gave us; printed as one line, exit code 2."""
+
+
+def _run(path: str) -> Simulator:
+    try:
+        return run_scenario(load_scenario(path))
+    except ScenarioError as e:
+        raise UsageError(str(e)) from None
+
+
+def report(sim: Simulator, name: str = "") -> dict[str, Any]:
+    """The ``run --json`` document: snapshots and their checks."""
+    snapshots = []
+    checks: dict[str, Any] = {}
+    for sid, snap in sim.snapshots().items():
+        snapshots.append(snap.to_dict(sim.app))
+        cut = check_snapshot(sim, sid)
+        dijkstra = check_commutation(sim, sid, max_swaps=0)
+        entry: dict[str, Any] = {
+            "consistent": cut.ok,
+            "reason": cut.reason,
+            "witness": None if cut.witness is None else sim.trace.message_name(cut.witness),
+            "dijkstra": {
+                "holds": dijkstra.holds,
+                "reason": dijkstra.reason,
+                "inversions": dijkstra.inversions,
+                "witness": (
+                    None if dijkstra.witness is None else sim.trace.message_name(dijkstra.witness)
+                ),
+            },
+        }
+        if sim.app.conserved:
+            c = conservation(sim, snap)
+            entry["conservation"] = {"holds": c.holds, "reason": c.reason, **c.details}
+        entry["termination"] = termination(sim, snap).holds
+        entry["deadlock"] = deadlock(sim, snap).holds
+        checks[sid] = entry
+    return {
+        "scenario": name,
+        "algorithm": sim.algorithm.name,
+        "actions": sim.time,
+        "snapshots": snapshots,
+        "checks": checks,
+    }
+
+
+def _print_text(sim: Simulator, doc: dict[str, Any]) -> None:
+    print(f"{len(sim.network.processes)} processes, {sim.time} actions, app {sim.app.name}")
+    for snap in doc["snapshots"]:
+        sid = snap["id"]
+        state = "complete" if snap["complete"] else "INCOMPLETE"
+        print(f"snapshot {sid} ({state}), initiated by {', '.join(snap['initiators']) or '-'}")
+        for p, rec in snap["processes"].items():
+            print(f"  {p}: events {', '.join(rec['events']) or '(none)'}; state {rec['state']}")
+        for c, msgs in snap["channels"].items():
+            shown = ", ".join(m["label"] or str(m["payload"]) for m in msgs) or "empty"
+            print(f"  {c}: {shown}")
+        check = doc["checks"][sid]
+        print(f"  consistent: {'yes' if check['consistent'] else 'NO'} - {check['reason']}")
+        d = check["dijkstra"]
+        print(f"  Dijkstra: {'holds' if d['holds'] else 'FAILS'} - {d['reason']}")
+        if "conservation" in check:
+            print(f"  conservation: {check['conservation']['reason']}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    sim = _run(args.scenario)
+    doc = report(sim, Path(args.scenario).stem)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, default=str)
+        print()
+    else:
+        _print_text(sim, doc)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    sim = _run(args.scenario)
+    snapshots = sim.snapshots()
+    if not snapshots:
+        print(f"{args.scenario}: no snapshot was taken")
+        return 1
+    for sid in snapshots:
+        cut = check_snapshot(sim, sid)
+        if not cut.ok:
+            print(f"{sid}: inconsistent: {cut.reason}")
+            return 1
+        dijkstra = check_commutation(sim, sid, max_swaps=0)
+        if not dijkstra.holds:
+            print(f"{sid}: Dijkstra's argument fails: {dijkstra.reason}")
+            return 1
+    print(f"ok: {len(snapshots)} snapshot(s), each a consistent cut on which Dijkstra's argument holds")
+    return 0
+
+
+def cmd_shiviz(args: argparse.Namespace) -> int:
+    from .formats.shiviz import to_shiviz
+
+    text = to_shiviz(_run(args.scenario)) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_cos418(args: argparse.Namespace) -> int:
+    from .formats.cos418 import Cos418Error
+    from .tick_model import run_cos418, write_snaps
+
+    try:
+        result = run_cos418(args.topology, args.events, seed=args.seed)
+    except Cos418Error as e:
+        raise UsageError(str(e)) from None
+    out = Path(args.out)
+    paths = write_snaps(result, out)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="snapshotlib",
+        description="Run and check distributed snapshot executions.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="run a scenario and print its snapshots and checks")
+    p.add_argument("scenario", help="scenario JSON file")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "check",
+        help="exit 0 if every snapshot is a consistent cut and Dijkstra's argument holds, else 1",
+    )
+    p.add_argument("scenario", help="scenario JSON file")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("shiviz", help="write the execution as a ShiViz log")
+    p.add_argument("scenario", help="scenario JSON file")
+    p.add_argument("-o", "--output", help="file to write (default: standard output)")
+    p.set_defaults(func=cmd_shiviz)
+
+    p = sub.add_parser("cos418", help="run a COS 418 topology and events file, write .snap files")
+    p.add_argument("topology", help=".top file")
+    p.add_argument("events", help=".events file")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random delays (default 0)")
+    p.add_argument("--out", default=".", help="folder for the .snap files (default: .)")
+    p.set_defaults(func=cmd_cos418)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except UsageError as e:
+        print(f"snapshotlib: error: {e}", file=sys.stderr)
+        return BAD_INPUT
+    except BrokenPipeError:
+        return 0
+    except OSError as e:
+        print(f"snapshotlib: error: {e}", file=sys.stderr)
+        return BAD_INPUT
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
