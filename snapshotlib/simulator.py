@@ -36,8 +36,10 @@ from .trace import (
     INTERNAL,
     RECEIVE,
     SEND,
+    NOT_RECEIVED,
     SNAPSHOT,
     ActionRecord,
+    MessageRecord,
     Trace,
 )
 
@@ -108,8 +110,10 @@ class Simulator:
         self.algorithm.bind(self)
         self._watch = self.algorithm.watches_actions
         self._observe = self.algorithm.on_app_receive
+        self._listening = self.algorithm.listening
         self._on_control = self.algorithm.on_control
         self._on_receive = self.app.on_receive
+        self._send_fn = self._handler_send
 
     @property
     def time(self) -> int:
@@ -254,18 +258,22 @@ class Simulator:
         msg = trace.messages[mid]
         dst = self._dst[channel]
         actions = trace.actions
-        if msg[2] == APP:
+        index = len(actions)
+        if msg[2] == APP:  # msg.kind, read by position on this hot path
             if self._watch:
                 self.algorithm.before_app_action(dst)
-            index = len(actions)
+                index = len(actions)
             actions.append(_new(ActionRecord, (RECEIVE, dst, label, channel, mid)))
             trace.received_by[mid] = index
-            self._observe(channel, mid)
+            if self._listening[channel]:
+                self._observe(channel, mid)
             self._actor = dst
             self._actor_action = index
-            self.states[dst] = self._on_receive(dst, self.states[dst], self._src[channel], msg[4], self._handler_send)
+            states = self.states
+            states[dst] = self._on_receive(
+                dst, states[dst], self._src[channel], msg[4], self._send_fn
+            )
         else:
-            index = len(actions)
             actions.append(_new(ActionRecord, (CONTROL, dst, label, channel, mid)))
             trace.received_by[mid] = index
             self._on_control(dst, channel, mid, index)
@@ -278,7 +286,9 @@ class Simulator:
         index = self.trace.add_action(INTERNAL, process, label)
         self._actor = process
         self._actor_action = index
-        self.states[process] = self.app.on_internal(process, self.states[process], label, self._handler_send)
+        self.states[process] = self.app.on_internal(
+            process, self.states[process], label, self._send_fn
+        )
         return index
 
     def send(self, process: str, channel: int, payload: Any = None, label: str | None = None) -> int:
@@ -295,7 +305,10 @@ class Simulator:
             self.algorithm.before_app_action(process)
         trace = self.trace
         index = len(trace.actions)
-        mid = trace.add_message(channel, index, APP, label, payload, None)
+        messages = trace.messages  # Trace.add_message, inlined: this is the hot path
+        mid = len(messages)
+        messages.append(_new(MessageRecord, (channel, index, APP, label, payload, None)))
+        trace.received_by.append(NOT_RECEIVED)
         trace.actions.append(_new(ActionRecord, (SEND, process, label, channel, mid)))
         self.states[process] = new_state
         self.queues[channel].append(mid)

@@ -16,6 +16,7 @@ records its state is where it turns from white to red in Dijkstra's colouring
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -74,6 +75,10 @@ class SnapshotAlgorithm:
     def __init__(self) -> None:
         self.records: dict[str, SnapshotRecord] = {}
         self._sim: Simulator | None = None
+        #: per channel index: truthy when :meth:`on_app_receive` must hear about the
+        #: messages accepted on it (the simulator skips the call otherwise, which keeps
+        #: the delivery hot path cheap when nothing is being recorded)
+        self.listening: Sequence[object] = ()
 
     @property
     def sim(self) -> Simulator:
@@ -85,6 +90,7 @@ class SnapshotAlgorithm:
         """Attach to a simulator, forgetting any earlier run."""
         self._sim = sim
         self.records = {}
+        self.listening = [False] * len(sim.network.channels)
 
     def new_record(self, snapshot_id: str) -> SnapshotRecord:
         net = self.sim.network

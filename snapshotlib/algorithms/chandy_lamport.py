@@ -33,6 +33,7 @@ class ChandyLamport(SnapshotAlgorithm):
         super().bind(sim)
         # channel index -> {snapshot id: list the accepted messages go to}
         self._recording: list[dict[str, list[int]]] = [{} for _ in sim.network.channels]
+        self.listening = self._recording  # a channel is heard while some snapshot records it
 
     def start(self, process: str, snapshot_id: str, action: int) -> None:
         rec = self.records.get(snapshot_id)

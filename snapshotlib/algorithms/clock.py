@@ -56,6 +56,7 @@ class ClockSnapshot(SnapshotAlgorithm):
             if p not in sim.states:
                 raise SnapshotError(f"clock drift given for unknown process {p!r}")
         self._rec = self.new_record(self.snapshot_id)
+        self.listening = [True] * len(sim.network.channels)
         for i in range(len(sim.network.channels)):
             self._rec.channels[i] = []
 
