@@ -1,0 +1,106 @@
+# snapshotlib — developer tasks (GNU make).
+#
+#   make env     create .venv with the dev tools (pip install -e ".[dev]")
+#   make lint    ruff check, ruff format --check, mypy
+#   make test    lint, then pytest  (what CI runs, through .ci/run)
+#   make lab     JupyterLab on notebooks/ (installs ".[lab,dev]")
+#   make bench   run every benchmarks/bench_*.py
+#   make format  ruff format + ruff check --fix
+#   make clean   remove caches and build artefacts (distclean: the venv too)
+
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PYTHON := $(BIN)/python
+
+DEV_STAMP := $(VENV)/.installed-dev
+LAB_STAMP := $(VENV)/.installed-lab
+
+LINT_PATHS := snapshotlib tests benchmarks
+BENCHES = $(sort $(wildcard benchmarks/bench_*.py))
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# A stamp says "installed", but the venv behind it may since have broken (its
+# base interpreter gone, a package uninstalled by hand). Ask the venv's python,
+# once per make run, whether what each stamp promises is really there; if not,
+# force the stamp to be rebuilt.
+dist_ok = $(shell $(PYTHON) -c 'import importlib.metadata as m, sys; [m.version(d) for d in sys.argv[1:]]' $(1) >/dev/null 2>&1 && echo yes)
+DEV_DISTS := snapshotlib pytest hypothesis ruff mypy nbval playwright
+LAB_DISTS := $(DEV_DISTS) jupyterlab ipykernel ipywidgets anywidget plotly networkx
+
+ifneq ($(wildcard $(DEV_STAMP)),)
+ifneq ($(call dist_ok,$(DEV_DISTS)),yes)
+$(DEV_STAMP): FORCE
+endif
+endif
+ifneq ($(wildcard $(LAB_STAMP)),)
+ifneq ($(call dist_ok,$(LAB_DISTS)),yes)
+$(LAB_STAMP): FORCE
+endif
+endif
+
+# (Re)create the venv unless its python and pip both work.
+define ensure_venv
+@if ! $(PYTHON) -m pip --version >/dev/null 2>&1; then \
+	echo "==> (re)creating $(VENV) with $(PY)"; \
+	rm -rf $(VENV); \
+	$(PY) -m venv $(VENV); \
+fi
+$(PYTHON) -m pip install --upgrade pip
+endef
+
+$(DEV_STAMP): pyproject.toml
+	$(ensure_venv)
+	$(PYTHON) -m pip install -e ".[dev]"
+	touch $@
+
+$(LAB_STAMP): pyproject.toml
+	$(ensure_venv)
+	$(PYTHON) -m pip install -e ".[lab,dev]"
+	touch $@ $(DEV_STAMP)
+
+.PHONY: help env lab-env lint test lab bench format clean distclean FORCE
+
+help:
+	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
+
+env: $(DEV_STAMP)
+
+lab-env: $(LAB_STAMP)
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/mypy
+
+test: $(DEV_STAMP) lint
+	$(PYTHON) -m pytest
+
+lab: $(LAB_STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+bench: $(DEV_STAMP)
+	@set -e; \
+	if [ -z "$(BENCHES)" ]; then echo "no benchmarks/bench_*.py to run"; exit 0; fi; \
+	for f in $(BENCHES); do \
+		echo "==> $(PYTHON) $$f"; \
+		$(PYTHON) $$f; \
+	done
+
+format: $(DEV_STAMP)
+	$(BIN)/ruff format $(LINT_PATHS)
+	$(BIN)/ruff check --fix $(LINT_PATHS)
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis \
+		htmlcov .coverage spark-warehouse metastore_db derby.log benchmarks/out
+	find . -path ./$(VENV) -prune -o \
+		\( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
+		| xargs -0 rm -rf
+
+distclean: clean
+	rm -rf $(VENV)
+
+FORCE:
