@@ -7,7 +7,7 @@ and replayed (which is how :meth:`Simulator.undo` travels back in time).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .model import Channel
 
@@ -65,4 +65,4 @@ class StartSnapshot:
         return f"snapshot {self.snapshot_id} at {self.process}"
 
 
-Action = Union[Deliver, Internal, Send, StartSnapshot]
+Action = Deliver | Internal | Send | StartSnapshot

@@ -114,7 +114,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not dijkstra.holds:
             print(f"{sid}: Dijkstra's argument fails: {dijkstra.reason}")
             return 1
-    print(f"ok: {len(snapshots)} snapshot(s), each a consistent cut on which Dijkstra's argument holds")
+    claim = "each a consistent cut on which Dijkstra's argument holds"
+    print(f"ok: {len(snapshots)} snapshot(s), {claim}")
     return 0
 
 

@@ -90,7 +90,11 @@ def snapshot_state(sim: Simulator, snapshot_id: str) -> SnapshotState:
     channels: dict[str, list[int]] = {n: [] for n in names}
     unsettled: dict[str, list[int]] = {n: [] for n in names}
     for i, a in enumerate(trace.actions):
-        if a.kind == RECEIVE and col.is_red(i) and not col.is_red(trace.messages[a.message].sent_by):
+        if (
+            a.kind == RECEIVE
+            and col.is_red(i)
+            and not col.is_red(trace.messages[a.message].sent_by)
+        ):
             channels[names[a.channel]].append(a.message)
     for m, msg in enumerate(trace.messages):
         if msg.kind == APP and trace.received_by[m] == NOT_RECEIVED and not col.is_red(msg.sent_by):

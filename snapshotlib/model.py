@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
-ChannelSpec = Union[str, Iterable[Sequence[str]]]
+ChannelSpec = str | Iterable[Sequence[str]]
 
 
 class NetworkError(ValueError):
@@ -193,6 +192,5 @@ def _require_strongly_connected(net: Network) -> None:
                     f"{missing[0]} cannot be reached from {root}"
                 )
             raise NetworkError(
-                "the network is not strongly connected: "
-                f"{root} cannot be reached from {missing[0]}"
+                f"the network is not strongly connected: {root} cannot be reached from {missing[0]}"
             )

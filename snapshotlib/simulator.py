@@ -34,9 +34,9 @@ from .trace import (
     APP,
     CONTROL,
     INTERNAL,
+    NOT_RECEIVED,
     RECEIVE,
     SEND,
-    NOT_RECEIVED,
     SNAPSHOT,
     ActionRecord,
     MessageRecord,
@@ -91,8 +91,11 @@ class Simulator:
             p: {c.dst: network.channel_index(c) for c in network.outputs(p)}
             for p in network.processes
         }
-        self._in = {p: [network.channel_index(c) for c in network.inputs(p)] for p in network.processes}
-        self._redo: list[ActionRecord] = []
+        self._in = {
+            p: [network.channel_index(c) for c in network.inputs(p)] for p in network.processes
+        }
+        # each undone action with the trace it came from (which holds a send's payload)
+        self._redo: list[tuple[ActionRecord, Trace]] = []
         self._reset()
 
     # ------------------------------------------------------------------ state
@@ -291,7 +294,9 @@ class Simulator:
         )
         return index
 
-    def send(self, process: str, channel: int, payload: Any = None, label: str | None = None) -> int:
+    def send(
+        self, process: str, channel: int, payload: Any = None, label: str | None = None
+    ) -> int:
         """``process`` sends ``payload`` on ``channel``; returns the message id.
 
         :class:`ActionError` if the application refuses (nothing is changed then).
@@ -344,7 +349,9 @@ class Simulator:
         self.queues[channel].append(mid)
 
     # ------------------------------------------------ the algorithm-facing API
-    def emit(self, channel: int, sent_by: int, kind: str, tag: str | None, payload: Any = None) -> int:
+    def emit(
+        self, channel: int, sent_by: int, kind: str, tag: str | None, payload: Any = None
+    ) -> int:
         """Send a control message (marker, barrier) on ``channel``; returns its id."""
         mid = self.trace.add_message(channel, sent_by, kind, None, payload, tag)
         self.queues[channel].append(mid)
@@ -360,11 +367,12 @@ class Simulator:
     # ----------------------------------------------------------- time travel
     def undo(self) -> bool:
         """Go back one top-level action; returns ``False`` when there is nothing to undo."""
-        top = list(self.trace.actions)
+        old = self.trace
+        top = list(old.actions)
         if not top:
             return False
         last = top.pop()
-        self._redo.append(last)
+        self._redo.append((last, old))
         self._replay(top)
         return True
 
@@ -372,8 +380,9 @@ class Simulator:
         """Take again the action last undone; ``False`` when there is none."""
         if not self._redo:
             return False
-        record = self._redo.pop()
-        self._apply_record(record, self.trace)
+        # The rebuilt trace no longer has the undone send's message: read it from the old one.
+        record, source = self._redo.pop()
+        self._apply_record(record, source)
         return True
 
     def _replay(self, records: Iterable[ActionRecord]) -> None:

@@ -57,7 +57,11 @@ class GlobalSnapshot:
             "initiators": list(self.initiators),
             "complete": self.complete,
             "processes": {
-                p: {"events": list(r.events), "state": app.describe(r.state, r.events), "done": r.done}
+                p: {
+                    "events": list(r.events),
+                    "state": app.describe(r.state, r.events),
+                    "done": r.done,
+                }
                 for p, r in self.processes.items()
             },
             "channels": {

@@ -82,7 +82,13 @@ class Trace:
         return index
 
     def add_message(
-        self, channel: int, sent_by: int, kind: str, label: str | None, payload: Any, tag: str | None
+        self,
+        channel: int,
+        sent_by: int,
+        kind: str,
+        label: str | None,
+        payload: Any,
+        tag: str | None,
     ) -> int:
         ident = len(self.messages)
         self.messages.append(_new(MessageRecord, (channel, sent_by, kind, label, payload, tag)))

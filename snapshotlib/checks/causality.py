@@ -53,7 +53,7 @@ def happens_before(clocks: Sequence[VectorClock | None], a: int, b: int) -> bool
     ca, cb = clocks[a], clocks[b]
     if ca is None or cb is None:
         raise ValueError("happens_before needs two actions that have vector clocks")
-    return ca != cb and all(x <= y for x, y in zip(ca, cb))
+    return ca != cb and all(x <= y for x, y in zip(ca, cb, strict=True))
 
 
 def concurrent(clocks: Sequence[VectorClock | None], a: int, b: int) -> bool:

@@ -100,7 +100,7 @@ def swap_sequence(trace: Trace, order: list[int], reds: list[bool], limit: int) 
     receive of that message), which is included with ``legal=False``.
     """
     seq = list(order)
-    red = dict(zip(order, reds))
+    red = dict(zip(order, reds, strict=True))
     swaps: list[Swap] = []
     messages = trace.messages
     for j in range(len(seq)):
@@ -220,31 +220,35 @@ def _replay(sim: Simulator, snapshot_id: str, order: list[int], n_white: int) ->
         elif a.kind == SEND:
             replay.send(a.process, a.channel, trace.messages[a.message].payload, a.label)
         elif a.kind == RECEIVE:
-            m = new_id.get(a.message)
+            target = new_id.get(a.message)
             q = replay.queues[a.channel]
-            if m is None or m not in q:
+            if target is None:  # not sent yet in the reordered computation
                 return [
                     f"illegal: {trace.action_name(i)} of {a.process} would accept message "
                     f"{trace.message_name(a.message)} before it is sent"
                 ]
-            if fifo and q[0] != m:
+            if fifo and q[0] != target:
                 return [
                     f"illegal: {trace.action_name(i)} of {a.process} would accept message "
                     f"{trace.message_name(a.message)} while an earlier message is ahead of it "
                     f"on FIFO channel {names[a.channel]}"
                 ]
-            replay.deliver(a.channel, q.index(m), a.label)
+            replay.deliver(a.channel, 0 if fifo else q.index(target), a.label)
         originals = sent.get(i, [])
         fresh = list(range(before, len(rt.messages)))
         if len(originals) != len(fresh):
-            return [f"the application is not deterministic: {trace.action_name(i)} sent differently"]
-        for old, new in zip(originals, fresh):
+            return [
+                f"the application is not deterministic: {trace.action_name(i)} sent differently"
+            ]
+        for old, new in zip(originals, fresh, strict=True):
             new_id[old] = new
     if n_white == len(order):
         problems += _compare_with_sss(replay, sss, new_id, names, trace)
     for p, state in sim.states.items():
         if replay.states[p] != state:
-            problems.append(f"final state of {p} differs after reordering: {replay.states[p]!r} != {state!r}")
+            problems.append(
+                f"final state of {p} differs after reordering: {replay.states[p]!r} != {state!r}"
+            )
     return problems
 
 

@@ -121,5 +121,9 @@ def check_snapshot(sim: Simulator, snapshot_id: str) -> CutResult:
                 f"but is missing from the recorded state of {c}",
                 lost[0],
             )
-        return CutResult(False, f"the recorded state of {c} has its messages out of order", recorded[0])
-    return CutResult(True, "a consistent cut, and every channel holds exactly the messages in transit")
+        return CutResult(
+            False, f"the recorded state of {c} has its messages out of order", recorded[0]
+        )
+    return CutResult(
+        True, "a consistent cut, and every channel holds exactly the messages in transit"
+    )

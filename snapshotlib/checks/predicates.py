@@ -40,9 +40,13 @@ def conservation(sim: Simulator, snapshot: str | GlobalSnapshot) -> PredicateRes
     what = app.conserved
     if what is None:
         return PredicateResult(False, f"the {app.name} application conserves no quantity")
-    initial = sum(app.amount(app.initial_state(p, sim.initial.get(p))) or 0 for p in sim.network.processes)
+    initial = sum(
+        app.amount(app.initial_state(p, sim.initial.get(p))) or 0 for p in sim.network.processes
+    )
     in_processes = sum(app.amount(r.state) or 0 for r in snap.processes.values())
-    in_channels = sum(app.message_amount(m.payload) for msgs in snap.channels.values() for m in msgs)
+    in_channels = sum(
+        app.message_amount(m.payload) for msgs in snap.channels.values() for m in msgs
+    )
     details = {"initial": initial, "processes": in_processes, "channels": in_channels}
     recorded = in_processes + in_channels
     if not snap.complete:

@@ -63,8 +63,17 @@ _STEP_FIELDS = {
     "snapshot": ({"at"}, {"id"}),
     "run": (set(), {"scheduler", "seed"}),
 }
-_TOP_FIELDS = {"name", "processes", "channels", "fifo", "app", "initial", "steps", "algorithm",
-               "description"}
+_TOP_FIELDS = {
+    "name",
+    "processes",
+    "channels",
+    "fifo",
+    "app",
+    "initial",
+    "steps",
+    "algorithm",
+    "description",
+}
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -77,7 +86,9 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ScenarioError(f"{path}, line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+        raise ScenarioError(
+            f"{path}, line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}"
+        ) from None
     return parse_scenario(data, source=str(path))
 
 
@@ -103,7 +114,9 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         raise ScenarioError(f"{source}: {e}") from None
     app = data.get("app", "events")
     if app not in APPLICATIONS:
-        raise ScenarioError(f"{source}: field 'app' is {app!r}; expected one of {', '.join(APPLICATIONS)}")
+        raise ScenarioError(
+            f"{source}: field 'app' is {app!r}; expected one of {', '.join(APPLICATIONS)}"
+        )
     initial = data.get("initial", {})
     if not isinstance(initial, dict):
         raise ScenarioError(f"{source}: field 'initial' must be an object mapping process to value")
@@ -112,13 +125,21 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
             raise ScenarioError(f"{source}: field 'initial' names unknown process {p!r}")
     algorithm = data.get("algorithm", {})
     if not isinstance(algorithm, dict):
-        raise ScenarioError(f"{source}: field 'algorithm' must be an object like {{\"name\": \"clock\", \"at\": 5}}")
+        raise ScenarioError(
+            f'{source}: field \'algorithm\' must be an object like {{"name": "clock", "at": 5}}'
+        )
     steps_data = data.get("steps", [])
     if not isinstance(steps_data, list):
         raise ScenarioError(f"{source}: field 'steps' must be a list")
     steps = tuple(_parse_step(s, k + 1, network, source) for k, s in enumerate(steps_data))
     scenario = Scenario(
-        str(data.get("name", Path(source).stem)), network, app, dict(initial), steps, algorithm, source
+        str(data.get("name", Path(source).stem)),
+        network,
+        app,
+        dict(initial),
+        steps,
+        algorithm,
+        source,
     )
     scenario.simulator()  # validates the initial values and the algorithm now, not mid-run
     return scenario
@@ -130,7 +151,9 @@ def _parse_step(step: Any, number: int, net: Network, source: str) -> Action | R
         raise ScenarioError(f"{where}: expected an object with a 'do' field, got {step!r}")
     do = step["do"]
     if do not in _STEP_FIELDS:
-        raise ScenarioError(f"{where}: unknown 'do' {do!r}; expected one of {', '.join(_STEP_FIELDS)}")
+        raise ScenarioError(
+            f"{where}: unknown 'do' {do!r}; expected one of {', '.join(_STEP_FIELDS)}"
+        )
     required, optional = _STEP_FIELDS[do]
     where = f"{where} ({do})"
     missing = required - set(step)
@@ -169,7 +192,9 @@ def _parse_step(step: Any, number: int, net: Network, source: str) -> Action | R
     scheduler = step.get("scheduler", "fifo-order")
     seed = step.get("seed")
     if scheduler not in ("random", "fifo-order"):
-        raise ScenarioError(f"{where}: field 'scheduler' is {scheduler!r}; expected 'random' or 'fifo-order'")
+        raise ScenarioError(
+            f"{where}: field 'scheduler' is {scheduler!r}; expected 'random' or 'fifo-order'"
+        )
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise ScenarioError(f"{where}: field 'seed' must be an integer")
     return RunStep(scheduler, seed)
@@ -191,9 +216,15 @@ class _DeliverByName(Deliver):
                 return Deliver(self.channel, m, self.label)
             if self.marker_id is not None and rec.kind != "app" and rec.tag == self.marker_id:
                 return Deliver(self.channel, m, self.label)
-        what = f"message {self.msg_label!r}" if self.msg_label is not None else f"marker {self.marker_id!r}"
+        what = (
+            f"message {self.msg_label!r}"
+            if self.msg_label is not None
+            else f"marker {self.marker_id!r}"
+        )
         names = [sim.trace.message_name(m) for m in sim.in_flight(self.channel)] or ["nothing"]
-        raise ActionError(f"{what} is not in flight on {self.channel} (in flight: {', '.join(names)})")
+        raise ActionError(
+            f"{what} is not in flight on {self.channel} (in flight: {', '.join(names)})"
+        )
 
 
 def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
@@ -203,8 +234,12 @@ def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
     if name == "clock":
         if "at" not in spec:
             raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
-        return ClockSnapshot(spec["at"], spec.get("rate"), spec.get("offset"), str(spec.get("id", "clock")))
-    raise SnapshotError(f"field 'algorithm': unknown name {name!r}; expected 'chandy-lamport' or 'clock'")
+        return ClockSnapshot(
+            spec["at"], spec.get("rate"), spec.get("offset"), str(spec.get("id", "clock"))
+        )
+    raise SnapshotError(
+        f"field 'algorithm': unknown name {name!r}; expected 'chandy-lamport' or 'clock'"
+    )
 
 
 def run_scenario(scenario: Scenario, until: int | None = None) -> Simulator:

@@ -40,7 +40,7 @@ def to_shiviz(sim: Simulator) -> str:
     for i, a in enumerate(trace.actions):
         clock = clocks[i]
         assert clock is not None
-        vc = {p: v for p, v in zip(processes, clock) if v}
+        vc = {p: v for p, v in zip(processes, clock, strict=True) if v}
         lines.append(_describe(sim, i))
         lines.append(f"{a.process} {json.dumps(vc)}")
     return "\n".join(lines)
