@@ -164,7 +164,19 @@ class Simulator:
     # ------------------------------------------------------------------ steps
     def step(self, action: Action) -> None:
         """Take one action; :class:`ActionError` (listing what is enabled) if it cannot."""
-        self._apply(action)
+        mark = len(self.trace.actions)
+        try:
+            self._apply(action)
+        except ActionError:
+            raise  # refused before anything changed
+        except Exception as e:
+            # A handler failed part way (e.g. a second send on one channel, or a bug in
+            # a learner's handler): an atomic action must not half-happen, so rebuild
+            # the state from before it.
+            self._replay(self.trace.actions[:mark])
+            if isinstance(e, AppError):
+                raise ActionError(f"cannot {action}: {e}") from None
+            raise
         self._redo.clear()
 
     def run(self, scheduler: Scheduler | None = None, max_steps: int | None = None) -> int:

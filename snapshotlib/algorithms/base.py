@@ -90,7 +90,11 @@ class SnapshotAlgorithm:
         """Attach to a simulator, forgetting any earlier run."""
         self._sim = sim
         self.records = {}
-        self.listening = [False] * len(sim.network.channels)
+        # An algorithm that overrides on_app_receive hears every channel unless it
+        # narrows ``listening`` itself (as Chandy-Lamport does); one that does not
+        # override it is never called.
+        hears = type(self).on_app_receive is not SnapshotAlgorithm.on_app_receive
+        self.listening = [hears] * len(sim.network.channels)
 
     def new_record(self, snapshot_id: str) -> SnapshotRecord:
         net = self.sim.network

@@ -42,6 +42,8 @@ class ClockSnapshot(SnapshotAlgorithm):
         self.rate = dict(rate or {})
         self.offset = dict(offset or {})
         self.snapshot_id = snapshot_id
+        if not isinstance(at, (int, float)) or isinstance(at, bool):
+            raise SnapshotError(f"the clock time 'at' must be a number, got {at!r}")
         for name, values in (("rate", self.rate), ("offset", self.offset)):
             for p, v in values.items():
                 if not isinstance(v, (int, float)) or isinstance(v, bool):
@@ -56,7 +58,6 @@ class ClockSnapshot(SnapshotAlgorithm):
             if p not in sim.states:
                 raise SnapshotError(f"clock drift given for unknown process {p!r}")
         self._rec = self.new_record(self.snapshot_id)
-        self.listening = [True] * len(sim.network.channels)
         for i in range(len(sim.network.channels)):
             self._rec.channels[i] = []
 
@@ -83,10 +84,17 @@ class ClockSnapshot(SnapshotAlgorithm):
 
     def finish(self) -> None:
         """Record the processes whose clock passed ``at`` while they had nothing to do,
-        and close the channels between processes that have recorded."""
+        and close each channel between recorded processes once no message stamped
+        before ``at`` is still in flight on it."""
         sim = self.sim
         for p in sim.network.processes:
             self.before_app_action(p)
+        messages = sim.trace.messages
         for i, c in enumerate(sim.network.channels):
-            if c.src in self._rec.red_from and c.dst in self._rec.red_from:
+            if c.src not in self._rec.red_from or c.dst not in self._rec.red_from:
+                continue
+            stamped_before = any(
+                self.clock(c.src, messages[m].sent_by) < self.at for m in sim.queues[i]
+            )
+            if not stamped_before:
                 self._rec.closed.add(i)

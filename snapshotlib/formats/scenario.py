@@ -227,18 +227,28 @@ class _DeliverByName(Deliver):
         )
 
 
+_ALGORITHM_FIELDS = {"chandy-lamport": {"name"}, "clock": {"name", "at", "rate", "offset", "id"}}
+
+
 def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
     name = spec.get("name", "chandy-lamport")
+    allowed = _ALGORITHM_FIELDS.get(name)
+    if allowed is None:
+        raise SnapshotError(
+            f"field 'algorithm': unknown name {name!r}; expected 'chandy-lamport' or 'clock'"
+        )
+    extra = set(spec) - allowed
+    if extra:
+        raise SnapshotError(
+            f"field 'algorithm': unknown field(s) {', '.join(sorted(extra))} for {name!r}; "
+            f"allowed: {', '.join(sorted(allowed))}"
+        )
     if name == "chandy-lamport":
         return ChandyLamport()
-    if name == "clock":
-        if "at" not in spec:
-            raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
-        return ClockSnapshot(
-            spec["at"], spec.get("rate"), spec.get("offset"), str(spec.get("id", "clock"))
-        )
-    raise SnapshotError(
-        f"field 'algorithm': unknown name {name!r}; expected 'chandy-lamport' or 'clock'"
+    if "at" not in spec:
+        raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
+    return ClockSnapshot(
+        spec["at"], spec.get("rate"), spec.get("offset"), str(spec.get("id", "clock"))
     )
 
 
