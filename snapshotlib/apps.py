@@ -117,7 +117,9 @@ class Tokens(Application):
         return value
 
     def on_send(self, process: str, state: Any, dst: str, payload: Any) -> Any:
-        amount = self.message_amount(payload)
+        if type(payload) is int and 0 <= payload <= state:  # the common case, in one test
+            return state - payload
+        amount = self.message_amount(payload)  # a clear error for a bad payload
         if amount > state:
             raise AppError(f"{process} has {state} {self.unit}(s) and cannot send {amount}")
         return state - amount
