@@ -281,3 +281,21 @@ def _compare_with_sss(
 
 def _none_last(m: int | None) -> float:
     return float("inf") if m is None else m
+
+
+def arrangement(result: CommutationResult, done: int) -> list[int]:
+    """The application actions (trace indices) after the first ``done`` listed swaps.
+
+    >>> r = CommutationResult(True, "", 1, (0, 1), (1, 0), 1, (Swap(0, 0, 1),))
+    >>> arrangement(r, 0), arrangement(r, 1)
+    ([0, 1], [1, 0])
+    """
+    if result.swaps is None:
+        raise ValueError("this execution has too many inversions for its swaps to be listed")
+    seq = list(result.original)
+    for swap in result.swaps[:done]:
+        if not swap.legal:
+            break
+        p = swap.position
+        seq[p], seq[p + 1] = seq[p + 1], seq[p]
+    return seq

@@ -1,0 +1,45 @@
+"""Colours and shapes shared by the figures.
+
+White and red must stay distinguishable in greyscale and for colour-blind readers, so
+red is never shown by colour alone: a red process or event also has a thick dark
+outline and a different symbol, a white one a thin grey outline.
+"""
+
+from __future__ import annotations
+
+WHITE_FILL = "#ffffff"
+WHITE_LINE = "#6b6b6b"
+WHITE_WIDTH = 1.5
+RED_FILL = "#d62728"
+RED_LINE = "#3b0000"
+RED_WIDTH = 3.5
+WHITE_SYMBOL = "circle"
+RED_SYMBOL = "square"
+
+CHANNEL = "#9a9a9a"
+RECORDING = "#ff9f1c"  # a channel whose state is being recorded
+MESSAGE = "#1f77b4"
+MARKER = "#222222"
+MARKER_SYMBOL = "diamond"
+CUT = "#7b2cbf"
+OTHER_CUT = "#b8a3d6"
+HIGHLIGHT = "#ffbf00"
+ILLEGAL = "#e7298a"
+
+FONT = {"family": "Inter, Helvetica, Arial, sans-serif", "size": 13}
+
+
+def fill(red: bool) -> str:
+    return RED_FILL if red else WHITE_FILL
+
+
+def outline(red: bool) -> str:
+    return RED_LINE if red else WHITE_LINE
+
+
+def width(red: bool) -> float:
+    return RED_WIDTH if red else WHITE_WIDTH
+
+
+def symbol(red: bool) -> str:
+    return RED_SYMBOL if red else WHITE_SYMBOL

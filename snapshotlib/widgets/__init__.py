@@ -1,0 +1,10 @@
+"""Widgets for JupyterLab: thin ipywidgets controllers over the engine and the figures.
+
+Needs the ``widgets`` extra (ipywidgets, anywidget, plotly, networkx).
+"""
+
+from .commutation_stepper import CommutationStepper
+from .cut_checker import CutChecker
+from .explorer import Explorer
+
+__all__ = ["CommutationStepper", "CutChecker", "Explorer"]

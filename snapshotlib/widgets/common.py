@@ -1,0 +1,77 @@
+"""Pieces the widgets share: figure widgets, labels and the recorded-state table."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ..actions import Deliver
+from ..simulator import Simulator
+from ..trace import APP
+
+
+def figure_widget(fig: go.Figure) -> go.FigureWidget:
+    """A ``FigureWidget`` showing ``fig``, updated in place from then on.
+
+    Built without plotly's validation, like the figures themselves (see
+    :mod:`snapshotlib.viz.build`).
+    """
+    return go.FigureWidget(fig, _validate=False)
+
+
+def delivery_label(sim: Simulator, action: Deliver) -> str:
+    """What a delivery button says: the channel and what arrives on it."""
+    i = sim.network.channel_index(action.channel)
+    queue = sim.queues[i]
+    m = queue[0] if action.message is None else action.message
+    rec = sim.trace.messages[m]
+    what = f"{rec.kind} {rec.tag}" if rec.kind != APP else sim.trace.message_name(m)
+    return f"{action.channel.src}→{action.channel.dst}: {what}"
+
+
+def _cell(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def state_table_html(sim: Simulator, snapshot_id: str | None) -> str:
+    """The chosen snapshot's recorded process and channel states, as an HTML table."""
+    if not snapshot_id or snapshot_id not in sim.algorithm.records:
+        return "<p class='snapshot-table'><i>No snapshot yet: start one at a process.</i></p>"
+    snap = sim.snapshot(snapshot_id)
+    rows = []
+    for p in sim.network.processes:
+        rec = snap.processes.get(p)
+        if rec is None:
+            rows.append(
+                f"<tr data-process='{_cell(p)}'><td>{_cell(p)}</td><td>white</td>"
+                "<td>not recorded yet</td><td></td></tr>"
+            )
+            continue
+        state = sim.app.describe(rec.state, rec.events)
+        rows.append(
+            f"<tr data-process='{_cell(p)}'><td>{_cell(p)}</td><td>red</td>"
+            f"<td>{_cell(', '.join(rec.events) or '(no events)')}</td>"
+            f"<td>{_cell(state)}{'' if rec.done else ' (recording inputs)'}</td></tr>"
+        )
+    chan_rows = []
+    for name, msgs in snap.channels.items():
+        shown = ", ".join(m.label or repr(m.payload) for m in msgs) or "empty"
+        status = "recording" if name in snap.pending_channels else "recorded"
+        chan_rows.append(
+            f"<tr data-channel='{_cell(name)}'><td>{_cell(name)}</td><td>{status}</td>"
+            f"<td colspan='2'>{_cell(shown)}</td></tr>"
+        )
+    verdict = "complete" if snap.complete else "in progress"
+    return (
+        "<div class='snapshot-table' style='max-height:320px;overflow:auto'>"
+        f"<b>Snapshot {_cell(snap.id)}</b> ({verdict}; initiated by "
+        f"{_cell(', '.join(snap.initiators))})"
+        "<table style='border-collapse:collapse'>"
+        "<thead><tr><th>process</th><th>colour</th><th>recorded events</th>"
+        "<th>recorded state</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody><thead><tr><th>channel</th><th>status</th><th colspan='2'>recorded"
+        " messages</th></tr></thead><tbody>" + "".join(chan_rows) + "</tbody></table></div>"
+    )

@@ -1,0 +1,357 @@
+"""The explorer: step a snapshot through a network, one atomic action at a time.
+
+A thin controller: every control calls the engine (``step``, ``undo``, ``redo``) and
+then :meth:`Explorer.refresh`, which recomputes the figures with the pure functions of
+:mod:`snapshotlib.viz` and copies them into the figures on screen.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+
+from ..actions import Action, Internal, Send, StartSnapshot
+from ..formats.scenario import RunStep, Scenario, load_scenario
+from ..model import Network
+from ..schedulers import make_scheduler
+from ..simulator import ActionError, Simulator
+from ..viz import network_figure, network_layout, spacetime_figure, update_in_place
+from .common import delivery_label, figure_widget, state_table_html
+
+#: above this many deliveries, buttons give way to a drop-down list
+MAX_BUTTONS = 24
+
+
+class Explorer:
+    """Buttons for every enabled action, and live network and space-time views.
+
+    Parameters
+    ----------
+    source
+        A :class:`~snapshotlib.Simulator`, a :class:`~snapshotlib.Network` (the
+        explorer makes a simulator with the ``app``), a scenario, or a scenario's path.
+        A scenario's steps can be taken one by one with *Step* or *Play*; afterwards
+        those deliver whatever is in flight in a random order set by the seed.
+    app, initial
+        For a bare network: the application and its initial values.
+    seed
+        Seed of the random choices of *Step* and *Play*.
+    """
+
+    def __init__(
+        self,
+        source: Simulator | Network | Scenario | str | Path,
+        app: str = "tokens",
+        initial: dict[str, Any] | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.script: tuple[Action | RunStep, ...] = ()
+        if isinstance(source, (str, Path)):
+            source = load_scenario(source)
+        if isinstance(source, Scenario):
+            self.scenario: Scenario | None = source
+            self.script = source.steps
+            self._fresh = source.simulator
+        elif isinstance(source, Network):
+            self.scenario = None
+            net = source
+            self._fresh = lambda: Simulator(net, app, initial)
+        else:
+            self.scenario = None
+            self._fresh = _replayer(source)
+        self.sim = self._fresh()
+        self._marks: dict[int, int] = {0: 0}  # trace length -> scenario steps taken
+        self.selected: str | None = None
+        self._updating = False
+        self.positions = network_layout(self.sim.network)
+        self._build(seed)
+        self.refresh()
+
+    # ---------------------------------------------------------------- layout
+    def _build(self, seed: int) -> None:
+        procs = list(self.sim.network.processes)
+        button = _button
+        self.reset_button = button("Reset", "fast-backward", "start again from the beginning")
+        self.undo_button = button("Undo", "undo", "take back the last action")
+        self.redo_button = button("Redo", "repeat", "take again the action undone")
+        self.step_button = button("Step", "step-forward", "take the next action")
+        self.play = w.Play(value=0, min=0, max=10**9, step=1, interval=600, description="Play")
+        self.speed = w.IntSlider(
+            value=600,
+            min=100,
+            max=2000,
+            step=100,
+            description="ms/step",
+            layout=w.Layout(width="260px"),
+        )
+        w.jslink((self.speed, "value"), (self.play, "interval"))
+        self.seed = w.IntText(value=seed, description="seed", layout=w.Layout(width="150px"))
+        self.snapshot_choice = w.Dropdown(
+            options=[], description="colour by", layout=w.Layout(width="220px")
+        )
+        self.deliveries = w.HBox(layout=w.Layout(flex_flow="row wrap"))
+        self.delivery_list = w.Dropdown(options=[], layout=w.Layout(width="260px"))
+        self.delivery_go = button("Deliver", "arrow-right", "deliver the chosen message")
+
+        self.internal_at = w.Dropdown(
+            options=procs, description="at", layout=w.Layout(width="160px")
+        )
+        self.internal_label = w.Text(placeholder="label", layout=w.Layout(width="90px"))
+        self.internal_go = button("Internal event", "circle", "an internal event")
+        self.send_from = w.Dropdown(
+            options=procs, description="from", layout=w.Layout(width="160px")
+        )
+        self.send_to = w.Dropdown(options=[], description="to", layout=w.Layout(width="160px"))
+        self.send_payload = w.Text(value="1", description="payload", layout=w.Layout(width="160px"))
+        self.send_label = w.Text(placeholder="label", layout=w.Layout(width="90px"))
+        self.send_go = button("Send", "paper-plane", "send a message")
+        self.snap_at = w.Dropdown(options=procs, description="at", layout=w.Layout(width="160px"))
+        self.snap_id = w.Text(value="s1", description="id", layout=w.Layout(width="140px"))
+        self.snap_go = button("Start snapshot", "camera", "the process records its state")
+
+        self.status = w.HTML()
+        self.table = w.HTML()
+        self.network_view = figure_widget(network_figure(self.sim, None, self.positions))
+        self.spacetime_view = figure_widget(spacetime_figure(self.sim, None))
+
+        self.reset_button.on_click(lambda _: self.reset())
+        self.undo_button.on_click(lambda _: self.undo())
+        self.redo_button.on_click(lambda _: self.redo())
+        self.step_button.on_click(lambda _: self.step_once())
+        self.play.observe(self._on_play, names="value")
+        self.delivery_go.on_click(lambda _: self._deliver_chosen())
+        self.internal_go.on_click(lambda _: self._internal())
+        self.send_go.on_click(lambda _: self._send())
+        self.snap_go.on_click(lambda _: self._snapshot())
+        self.send_from.observe(lambda _: self._update_send_targets(), names="value")
+        self.snapshot_choice.observe(self._on_choice, names="value")
+        self._update_send_targets()
+
+        self.widget = w.VBox(
+            [
+                w.HBox(
+                    [
+                        self.reset_button,
+                        self.undo_button,
+                        self.redo_button,
+                        self.step_button,
+                        self.play,
+                        self.speed,
+                        self.seed,
+                    ]
+                ),
+                w.HTML("<b>Deliver</b> (the head of a channel)"),
+                w.HBox([self.deliveries]),
+                w.HBox(
+                    [w.HTML("<b>Act</b>"), self.internal_at, self.internal_label, self.internal_go]
+                ),
+                w.HBox(
+                    [self.send_from, self.send_to, self.send_payload, self.send_label, self.send_go]
+                ),
+                w.HBox([self.snap_at, self.snap_id, self.snap_go, self.snapshot_choice]),
+                self.status,
+                w.HBox([self.network_view, self.table]),
+                self.spacetime_view,
+            ]
+        )
+        self.widget.add_class("snapshot-explorer")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    # -------------------------------------------------------------- actions
+    def take(self, action: Action) -> bool:
+        """Take ``action``; a refused action is reported in the status line, not raised."""
+        try:
+            self.sim.step(action)
+        except ActionError as e:
+            self._say(str(e), error=True)
+            return False
+        if isinstance(action, StartSnapshot):
+            self.selected = action.snapshot_id
+        # a free action leaves the scenario where it was (one action = one trace entry)
+        self._marks[self.sim.time] = self._marks.get(self.sim.time - 1, 0)
+        self._say(f"did: {action}")
+        self.refresh()
+        return True
+
+    @property
+    def _script_pos(self) -> int:
+        return self._marks.get(self.sim.time, 0)
+
+    def step_once(self) -> bool:
+        """The next scenario step, else a random delivery; ``False`` when nothing is left."""
+        pos = self._script_pos
+        while pos < len(self.script):
+            item = self.script[pos]
+            if isinstance(item, RunStep):
+                if not self.sim.has_pending():
+                    pos += 1
+                    continue
+                action = make_scheduler(item.scheduler, self._rng_seed()).choose(self.sim)
+                assert action is not None
+                return self._take_scripted(action, pos)
+            resolve = getattr(item, "resolve", None)
+            try:
+                action = resolve(self.sim) if resolve else item
+            except ActionError as e:
+                self._say(f"scenario step {pos + 1}: {e}", error=True)
+                return False
+            return self._take_scripted(action, pos + 1)
+        enabled = self.sim.enabled()
+        if not enabled:
+            self.play.playing = False
+            self._say("nothing left to deliver")
+            return False
+        choice = random.Random(self._rng_seed()).choice(enabled)
+        return self.take(choice)
+
+    def _take_scripted(self, action: Action, next_pos: int) -> bool:
+        ok = self.take(action)
+        if ok:
+            self._marks[self.sim.time] = next_pos
+        return ok
+
+    def _rng_seed(self) -> int:
+        # tied to the position in the run, so undo then step repeats the same choice
+        return int(self.seed.value) * 1_000_003 + self.sim.time
+
+    def undo(self) -> None:
+        if self.sim.undo():
+            self._say("undone")
+        self.refresh()
+
+    def redo(self) -> None:
+        if self.sim.redo():
+            self._say("redone")
+        self.refresh()
+
+    def reset(self) -> None:
+        self.sim = self._fresh()
+        self._marks = {0: 0}
+        self.selected = None
+        self.play.playing = False
+        self._say("reset")
+        self.refresh()
+
+    def _on_play(self, change: dict[str, Any]) -> None:
+        if self.play.playing:
+            self.step_once()
+
+    def _deliver_chosen(self) -> None:
+        if self.delivery_list.value is not None:
+            self.take(self.delivery_list.value)
+
+    def _internal(self) -> None:
+        self.take(Internal(self.internal_at.value, self.internal_label.value or None))
+
+    def _send(self) -> None:
+        if self.send_to.value is None:
+            self._say(f"{self.send_from.value} has no output channel", error=True)
+            return
+        self.take(
+            Send(
+                self.send_from.value,
+                self.send_to.value,
+                _payload(self.send_payload.value),
+                self.send_label.value or None,
+            )
+        )
+
+    def _snapshot(self) -> None:
+        if self.take(StartSnapshot(self.snap_at.value, self.snap_id.value.strip() or "s1")):
+            taken = set(self.sim.algorithm.records)
+            self.snap_id.value = next(
+                f"s{k}" for k in range(1, len(taken) + 2) if f"s{k}" not in taken
+            )
+
+    def _update_send_targets(self) -> None:
+        src = self.send_from.value
+        self.send_to.options = [c.dst for c in self.sim.network.outputs(src)] if src else []
+
+    def _on_choice(self, change: dict[str, Any]) -> None:
+        if not self._updating and change["new"] != self.selected:
+            self.selected = change["new"]
+            self.refresh()
+
+    def _say(self, text: str, error: bool = False) -> None:
+        colour = "#b00020" if error else "#333333"
+        self.status.value = f"<span style='color:{colour}'>{html.escape(text)}</span>"
+
+    # --------------------------------------------------------------- display
+    def refresh(self) -> None:
+        """Bring every view up to date with the simulator (figures updated in place)."""
+        sim = self.sim
+        ids = list(sim.algorithm.records)
+        if self.selected not in ids:
+            self.selected = ids[-1] if ids else None
+        self._updating = True  # our own changes to the drop-down are not the learner's
+        try:
+            if tuple(self.snapshot_choice.options) != tuple(ids):
+                self.snapshot_choice.options = ids
+            self.snapshot_choice.value = self.selected
+        finally:
+            self._updating = False
+        update_in_place(self.network_view, network_figure(sim, self.selected, self.positions))
+        update_in_place(self.spacetime_view, spacetime_figure(sim, self.selected))
+        self.table.value = state_table_html(sim, self.selected)
+        self._update_deliveries()
+        self.undo_button.disabled = sim.time == 0
+        self.redo_button.disabled = not sim._redo
+
+    def _update_deliveries(self) -> None:
+        enabled = self.sim.enabled()
+        labelled = [(delivery_label(self.sim, a), a) for a in enabled]
+        if len(labelled) <= MAX_BUTTONS:
+            buttons = []
+            for text, action in labelled:
+                b = _button(text, "arrow-right", f"deliver on {action.channel}")
+                b.on_click(lambda _, a=action: self.take(a))
+                buttons.append(b)
+            self.deliveries.children = tuple(buttons) or (w.HTML("<i>nothing in flight</i>"),)
+        else:
+            self.delivery_list.options = labelled
+            self.deliveries.children = (self.delivery_list, self.delivery_go)
+
+    def button(self, description: str) -> w.Button:
+        """The button with this description (for tests and notebooks)."""
+        for b in _walk(self.widget):
+            if isinstance(b, w.Button) and b.description == description:
+                return b
+        raise KeyError(f"no button {description!r}")
+
+
+def _button(text: str, icon: str, tooltip: str) -> w.Button:
+    return w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(width="auto"))
+
+
+def _walk(widget: w.Widget) -> Any:
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
+def _payload(text: str) -> Any:
+    """A payload typed by the learner: a whole number if it reads as one."""
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        return text or None
+
+
+def _replayer(sim: Simulator) -> Any:
+    """Reset for an explorer given a simulator: the same network, app and algorithm."""
+    network, app, initial, algorithm = sim.network, sim.app, sim.initial, sim.algorithm
+    first = [sim]
+
+    def fresh() -> Simulator:
+        if first:
+            return first.pop()
+        return Simulator(network, app, initial, algorithm)
+
+    return fresh
