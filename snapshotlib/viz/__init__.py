@@ -4,15 +4,18 @@ Needs the ``viz`` extra (plotly, networkx). Importing :mod:`snapshotlib` alone n
 imports this package.
 """
 
-from .commutation import commutation_figure
-from .network import network_figure, network_layout
-from .spacetime import spacetime_figure
+from .commutation import commutation_figure, commutation_spec
+from .network import network_figure, network_layout, network_spec
+from .spacetime import spacetime_figure, spacetime_spec
 from .update import update_in_place
 
 __all__ = [
     "commutation_figure",
+    "commutation_spec",
     "network_figure",
     "network_layout",
+    "network_spec",
     "spacetime_figure",
+    "spacetime_spec",
     "update_in_place",
 ]

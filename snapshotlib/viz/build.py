@@ -8,7 +8,7 @@ tests validate every kind of figure once, so a misspelt property still fails the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from plotly.graph_objects import Figure
@@ -16,6 +16,7 @@ from plotly.graph_objects import Figure
 __all__ = ["Figure", "build_figure"]
 
 
-def build_figure(data: Sequence[Mapping[str, Any]], layout: Mapping[str, Any]) -> Figure:
-    """A :class:`plotly.graph_objects.Figure` from trace and layout dicts, unvalidated."""
-    return Figure(data=list(data), layout=dict(layout), _validate=False)
+def build_figure(spec: Mapping[str, Any]) -> Figure:
+    """A :class:`plotly.graph_objects.Figure` from ``{"data": [...], "layout": {...}}``,
+    unvalidated."""
+    return Figure(data=list(spec["data"]), layout=dict(spec["layout"]), _validate=False)

@@ -21,6 +21,13 @@ TRACES = ("actions", "swap")
 
 def commutation_figure(colouring: Colouring, result: CommutationResult, done: int = 0) -> Figure:
     """The arrangement after ``done`` of ``result.swaps`` (0 = the recorded execution)."""
+    return build_figure(commutation_spec(colouring, result, done))
+
+
+def commutation_spec(
+    colouring: Colouring, result: CommutationResult, done: int = 0
+) -> dict[str, Any]:
+    """:func:`commutation_figure` as plain ``{"data": [...], "layout": {...}}``."""
     trace = colouring.trace
     swaps = result.swaps or ()
     done = max(0, min(done, len(swaps)))
@@ -143,4 +150,4 @@ def commutation_figure(colouring: Colouring, result: CommutationResult, done: in
         plot_bgcolor="#ffffff",
         uirevision="commutation",
     )
-    return build_figure(data, layout)
+    return {"data": data, "layout": layout}

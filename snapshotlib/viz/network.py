@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import networkx as nx
@@ -76,48 +78,79 @@ def _describe_state(sim: Simulator, snap: GlobalSnapshot | None, process: str) -
     return "<br>".join(lines)
 
 
+@dataclass(frozen=True)
+class _Geometry:
+    """Where each channel is drawn: fixed for a network and a layout, so computed once."""
+
+    segments: tuple[tuple[Point, Point], ...]
+    x: tuple[float | None, ...]  # start, middle, end, gap per channel
+    y: tuple[float | None, ...]
+    sizes: tuple[float, ...]
+
+
+@lru_cache(maxsize=16)
+def _geometry(net: Network, positions: tuple[tuple[str, Point], ...]) -> _Geometry:
+    pos = dict(positions)
+    pairs = {(c.src, c.dst) for c in net.channels}
+    segments = []
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for c in net.channels:
+        offset = 0.035 if (c.dst, c.src) in pairs else 0.0
+        seg = _segment(pos[c.src], pos[c.dst], offset)
+        (x0, y0), (x1, y1) = seg
+        xm, ym = _along(seg, 0.5)
+        segments.append(seg)
+        xs += [x0, xm, x1, None]
+        ys += [y0, ym, y1, None]
+    return _Geometry(tuple(segments), tuple(xs), tuple(ys), (0, 0, 11, 0) * len(segments))
+
+
 def network_figure(
     sim: Simulator,
     snapshot_id: str | None = None,
     positions: Mapping[str, Point] | None = None,
 ) -> Figure:
     """The network as it is now, coloured for snapshot ``snapshot_id`` (if given)."""
+    return build_figure(network_spec(sim, snapshot_id, positions))
+
+
+def network_spec(
+    sim: Simulator,
+    snapshot_id: str | None = None,
+    positions: Mapping[str, Point] | None = None,
+) -> dict[str, Any]:
+    """:func:`network_figure` as plain ``{"data": [...], "layout": {...}}``."""
     net = sim.network
     pos = dict(positions) if positions is not None else network_layout(net)
+    geometry = _geometry(net, tuple(sorted(pos.items())))
     trace = sim.trace
     record = sim.algorithm.records.get(snapshot_id) if snapshot_id else None
     snap = sim.snapshot(snapshot_id) if record is not None and snapshot_id else None
     names = [str(c) for c in net.channels]
-    pairs = {(c.src, c.dst) for c in net.channels}
 
-    ch_x: list[float | None] = []
-    ch_y: list[float | None] = []
-    ch_size: list[float] = []
     ch_text: list[str] = []
     rec_x: list[float | None] = []
     rec_y: list[float | None] = []
     msg_x, msg_y, msg_text, msg_fill, msg_line = [], [], [], [], []
     mk_x, mk_y, mk_text = [], [], []
-    for i, c in enumerate(net.channels):
-        offset = 0.035 if (c.dst, c.src) in pairs else 0.0
-        seg = _segment(pos[c.src], pos[c.dst], offset)
-        (x0, y0), (x1, y1) = seg
-        xm, ym = _along(seg, 0.5)
+    for i, seg in enumerate(geometry.segments):
+        queue = sim.queues[i]
+        hover = f"<b>{names[i]}</b>"  # no in-flight count: the dots show it, and an
+        # unchanged channels trace is not sent to the browser again
         recorded = snap.channels.get(names[i]) if snap is not None else None
-        hover = f"<b>{names[i]}</b><br>in flight: {len(sim.queues[i])}"
-        if recorded is not None:
+        if snap is not None and recorded is not None:
             shown = ", ".join(m.label or repr(m.payload) for m in recorded) or "empty"
-            pending = names[i] in snap.pending_channels  # type: ignore[union-attr]
-            hover += f"<br>{snap.id} {'recording' if pending else 'recorded'}: {shown}"  # type: ignore[union-attr]
+            pending = names[i] in snap.pending_channels
+            hover += f"<br>{snap.id} {'recording' if pending else 'recorded'}: {shown}"
             if pending:
+                (x0, y0), (x1, y1) = seg
                 rec_x += [x0, x1, None]
                 rec_y += [y0, y1, None]
-        ch_x += [x0, xm, x1, None]
-        ch_y += [y0, ym, y1, None]
-        ch_size += [0, 0, 11, 0]
         ch_text += [hover, hover, hover, ""]
-        queue = list(sim.queues[i])
-        step = min(0.16, 0.7 / max(len(queue), 1))
+        if not queue:
+            continue
+        step = min(0.16, 0.7 / len(queue))
         for k, m in enumerate(queue):  # the head (k = 0) is nearest the receiver
             x, y = _along(seg, 0.82 - k * step)
             msg = trace.messages[m]
@@ -149,14 +182,14 @@ def network_figure(
         dict(
             type="scatter",
             name="channels",
-            x=ch_x,
-            y=ch_y,
+            x=geometry.x,
+            y=geometry.y,
             mode="lines+markers",
             line={"color": style.CHANNEL, "width": 1.5},
             marker={
                 "symbol": "arrow",
                 "angleref": "previous",
-                "size": ch_size,
+                "size": geometry.sizes,
                 "color": style.CHANNEL,
             },
             hovertext=ch_text,
@@ -245,4 +278,4 @@ def network_figure(
             }
         ],
     )
-    return build_figure(data, layout)
+    return {"data": data, "layout": layout}

@@ -56,6 +56,13 @@ def spacetime_figure(
     as :func:`snapshotlib.checks.cut.cut_limits` makes them): its events are circled and
     it is the bold line; every snapshot's cut is then drawn thin.
     """
+    return build_figure(spacetime_spec(sim, snapshot_id, cut))
+
+
+def spacetime_spec(
+    sim: Simulator, snapshot_id: str | None = None, cut: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """:func:`spacetime_figure` as plain ``{"data": [...], "layout": {...}}``."""
     net = sim.network
     trace = sim.trace
     row = {p: k for k, p in enumerate(net.processes)}
@@ -289,4 +296,4 @@ def spacetime_figure(
         height=max(260, 70 * n + 100) if n <= 12 else 900,
         uirevision="spacetime",
     )
-    return build_figure(data, layout)
+    return {"data": data, "layout": layout}

@@ -11,6 +11,9 @@ from ..actions import Deliver
 from ..simulator import Simulator
 from ..trace import APP
 
+#: above this many channels, those recorded empty are counted rather than listed
+MAX_QUIET_CHANNELS = 30
+
 
 def figure_widget(fig: go.Figure) -> go.FigureWidget:
     """A ``FigureWidget`` showing ``fig``, updated in place from then on.
@@ -56,12 +59,24 @@ def state_table_html(sim: Simulator, snapshot_id: str | None) -> str:
             f"<td>{_cell(state)}{'' if rec.done else ' (recording inputs)'}</td></tr>"
         )
     chan_rows = []
+    quiet = 0
     for name, msgs in snap.channels.items():
+        if (
+            len(snap.channels) > MAX_QUIET_CHANNELS
+            and not msgs
+            and name not in snap.pending_channels
+        ):
+            quiet += 1  # a large network: list only the channels with something to say
+            continue
         shown = ", ".join(m.label or repr(m.payload) for m in msgs) or "empty"
         status = "recording" if name in snap.pending_channels else "recorded"
         chan_rows.append(
             f"<tr data-channel='{_cell(name)}'><td>{_cell(name)}</td><td>{status}</td>"
             f"<td colspan='2'>{_cell(shown)}</td></tr>"
+        )
+    if quiet:
+        chan_rows.append(
+            f"<tr><td colspan='4'><i>{quiet} more channel(s) recorded empty</i></td></tr>"
         )
     verdict = "complete" if snap.complete else "in progress"
     return (

@@ -11,7 +11,7 @@ from ..checks.commutation import check_commutation
 from ..colouring import colouring, snapshot_state
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
-from ..viz import commutation_figure, update_in_place
+from ..viz import commutation_figure, commutation_spec, update_in_place
 from .common import figure_widget
 
 #: executions with more inversions than this are summarised, not animated
@@ -68,7 +68,7 @@ class CommutationStepper:
 
     def refresh(self) -> None:
         done = self.position.value
-        update_in_place(self.view, commutation_figure(self.colouring, self.result, done))
+        update_in_place(self.view, commutation_spec(self.colouring, self.result, done))
         r = self.result
         parts = []
         if r.swaps is None:

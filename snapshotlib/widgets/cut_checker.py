@@ -11,7 +11,7 @@ import ipywidgets as w
 from ..checks.cut import CutResult, check_frontier, cut_limits
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
-from ..viz import spacetime_figure, update_in_place
+from ..viz import spacetime_figure, spacetime_spec, update_in_place
 from .common import figure_widget
 
 
@@ -69,7 +69,7 @@ class CutChecker:
 
     def refresh(self) -> None:
         result = self.check()
-        update_in_place(self.view, spacetime_figure(self.sim, None, self._limits()))
+        update_in_place(self.view, spacetime_spec(self.sim, None, self._limits()))
         colour = "#1b7f3b" if result.ok else "#b00020"
         word = "Consistent" if result.ok else "Inconsistent"
         self.verdict.value = (

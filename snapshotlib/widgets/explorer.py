@@ -19,7 +19,14 @@ from ..formats.scenario import RunStep, Scenario, load_scenario
 from ..model import Network
 from ..schedulers import make_scheduler
 from ..simulator import ActionError, Simulator
-from ..viz import network_figure, network_layout, spacetime_figure, update_in_place
+from ..viz import (
+    network_figure,
+    network_layout,
+    network_spec,
+    spacetime_figure,
+    spacetime_spec,
+    update_in_place,
+)
 from .common import delivery_label, figure_widget, state_table_html
 
 #: above this many deliveries, buttons give way to a drop-down list
@@ -296,8 +303,8 @@ class Explorer:
             self.snapshot_choice.value = self.selected
         finally:
             self._updating = False
-        update_in_place(self.network_view, network_figure(sim, self.selected, self.positions))
-        update_in_place(self.spacetime_view, spacetime_figure(sim, self.selected))
+        update_in_place(self.network_view, network_spec(sim, self.selected, self.positions))
+        update_in_place(self.spacetime_view, spacetime_spec(sim, self.selected))
         self.table.value = state_table_html(sim, self.selected)
         self._update_deliveries()
         self.undo_button.disabled = sim.time == 0
