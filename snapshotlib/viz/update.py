@@ -2,10 +2,13 @@
 
 Figures here are pure functions of the engine's state that always return the same
 traces in the same order, so a widget never needs to rebuild its ``FigureWidget``: it
-copies the new data and layout into the old one inside one ``batch_update`` (a single
-message to the browser, and the user's zoom kept through ``uirevision``). Traces that
-did not change since the last update (the channels of a large network, say) are not
-sent again.
+sends only what changed since the last update (which properties of which traces, and
+of the layout) inside one ``batch_update``: a single message to the browser, the
+user's zoom kept through ``uirevision``, and plotly's validation spent only on the few
+properties that moved (the channels of a large network are not sent again).
+
+A ``FigureWidget`` must be a validated one: plotly only tells the browser about
+changes made through its validated setters.
 """
 
 from __future__ import annotations
@@ -16,6 +19,34 @@ from typing import Any
 import plotly.graph_objects as go
 
 _LAST = "_snapshotlib_last_spec"
+_MISSING = object()
+
+
+def _spec_of(figure: go.Figure) -> dict[str, Any]:
+    spec = figure.to_plotly_json()
+    spec["layout"].pop("template", None)  # the same every time, and costly to compare
+    return {"data": list(spec["data"]), "layout": dict(spec["layout"])}
+
+
+def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of ``new`` that differ from ``old`` (nested dicts compared key by key).
+
+    >>> changes({"x": [1], "marker": {"color": "red", "size": 3}},
+    ...         {"x": [1], "marker": {"color": "white", "size": 3}})
+    {'marker': {'color': 'white'}}
+    """
+    out: dict[str, Any] = {}
+    for key, value in new.items():
+        before = old.get(key, _MISSING)
+        if before == value:
+            continue
+        if isinstance(value, Mapping) and isinstance(before, Mapping):
+            inner = changes(before, value)
+            if inner:
+                out[key] = inner
+        else:
+            out[key] = value
+    return out
 
 
 def update_in_place(target: go.Figure, source: go.Figure | Mapping[str, Any]) -> None:
@@ -24,23 +55,22 @@ def update_in_place(target: go.Figure, source: go.Figure | Mapping[str, Any]) ->
     ``source`` is a figure or, cheaper, a spec ``{"data": [...], "layout": {...}}`` as the
     ``*_spec`` functions of :mod:`snapshotlib.viz` return.
     """
-    if isinstance(source, go.Figure):
-        spec = source.to_plotly_json()
-        spec["layout"].pop("template", None)  # the same every time, and costly to copy
-    else:
-        spec = dict(source)
-    data = list(spec["data"])
+    spec = _spec_of(source) if isinstance(source, go.Figure) else dict(source)
+    data = [dict(trace) for trace in spec["data"]]
     layout = dict(spec["layout"])
-    last = getattr(target, _LAST, None) or {"data": [], "layout": None}
+    last = getattr(target, _LAST, None)
+    if last is None:
+        last = _spec_of(target)
     with target.batch_update():
         if len(target.data) != len(data):
             target.data = ()
             target.add_traces(data)
         else:
-            for k, (old, new) in enumerate(zip(target.data, data, strict=True)):
-                if k < len(last["data"]) and last["data"][k] == new:
-                    continue
-                old.update(new, overwrite=True)
-        if layout != last["layout"]:
-            target.layout.update(layout, overwrite=True)
+            for trace, old, new in zip(target.data, last["data"], data, strict=True):
+                delta = changes(old, new)
+                if delta:
+                    trace.update(delta)
+        delta = changes(last["layout"], layout)
+        if delta:
+            target.layout.update(delta)
     setattr(target, _LAST, {"data": data, "layout": layout})

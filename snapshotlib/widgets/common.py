@@ -18,10 +18,10 @@ MAX_QUIET_CHANNELS = 30
 def figure_widget(fig: go.Figure) -> go.FigureWidget:
     """A ``FigureWidget`` showing ``fig``, updated in place from then on.
 
-    Built without plotly's validation, like the figures themselves (see
-    :mod:`snapshotlib.viz.build`).
+    Validated, unlike the figures: plotly only sends the browser the changes made
+    through its validated setters (see :mod:`snapshotlib.viz.update`).
     """
-    return go.FigureWidget(fig, _validate=False)
+    return go.FigureWidget(fig)
 
 
 def delivery_label(sim: Simulator, action: Deliver) -> str:

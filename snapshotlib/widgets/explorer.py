@@ -121,7 +121,7 @@ class Explorer:
         self.snap_go = button("Start snapshot", "camera", "the process records its state")
 
         self.status = w.HTML()
-        self.table = w.HTML()
+        self.table = w.HTML(layout=w.Layout(min_width="360px", flex="1 1 auto"))
         self.network_view = figure_widget(network_figure(self.sim, None, self.positions))
         self.spacetime_view = figure_widget(spacetime_figure(self.sim, None))
 
@@ -166,6 +166,11 @@ class Explorer:
             ]
         )
         self.widget.add_class("snapshot-explorer")
+        # stable names for notebooks' CSS and the browser tests
+        self.network_view.add_class("explorer-network")
+        self.spacetime_view.add_class("explorer-spacetime")
+        self.table.add_class("explorer-table")
+        self.status.add_class("explorer-status")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
@@ -278,7 +283,9 @@ class Explorer:
 
     def _update_send_targets(self) -> None:
         src = self.send_from.value
-        self.send_to.options = [c.dst for c in self.sim.network.outputs(src)] if src else []
+        targets = [c.dst for c in self.sim.network.outputs(src)] if src else []
+        self.send_to.options = targets
+        self.send_to.value = targets[0] if targets else None
 
     def _on_choice(self, change: dict[str, Any]) -> None:
         if not self._updating and change["new"] != self.selected:

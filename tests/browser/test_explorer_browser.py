@@ -1,0 +1,80 @@
+"""The explorer in a real browser: JupyterLab, the widget, clicks, and what is drawn.
+
+Starting a snapshot at P1 must turn P1 red in the rendered network view and fill the
+recorded-state table; delivering P1's marker to P2 must turn P2 red too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from labdriver import (
+    LabServer,
+    html_widget,
+    open_notebook,
+    plotly_plot,
+    require_modules,
+    run_all_cells,
+    save_screenshot,
+    wait_kernel_idle,
+    widget_button,
+    write_notebook,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+NOTEBOOK = "explorer.ipynb"
+CELLS = [
+    "from snapshotlib.widgets import Explorer",
+    'explorer = Explorer("examples/scenarios/token-ring.json")\nexplorer',
+]
+# the processes are the network figure's last trace (viz.network.TRACES), never empty
+PROCESSES = "g.trace:last-of-type path.point"
+WHITE = "rgb(255, 255, 255)"
+RED = "rgb(214, 39, 40)"  # viz.style.RED_FILL
+
+
+def fills(points: object) -> list[str]:
+    return points.evaluate_all("ps => ps.map(p => p.style.fill)")  # type: ignore[attr-defined, no-any-return]
+
+
+@pytest.fixture(autouse=True)
+def _widget_packages() -> None:
+    require_modules("ipywidgets", "plotly", "anywidget", "networkx")
+
+
+def test_starting_a_snapshot_and_delivering_a_marker_turn_processes_red(
+    jupyter_server: LabServer, browser_page: Page
+) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    write_notebook(jupyter_server.root_dir / NOTEBOOK, CELLS)
+    open_notebook(page, jupyter_server, NOTEBOOK)
+    run_all_cells(page)
+
+    network = plotly_plot(page, "explorer-network")
+    points = network.locator(PROCESSES)
+    expect(points).to_have_count(3)
+    assert fills(points) == [WHITE, WHITE, WHITE]
+    table = html_widget(page, "explorer-table")
+    expect(table).to_contain_text("No snapshot yet")
+
+    widget_button(page, "Start snapshot").click()  # at P1, the drop-down's first choice
+
+    expect(points.nth(0)).to_have_css("fill", RED)
+    expect(table).to_contain_text("Snapshot s1")
+    expect(table.locator("tr[data-process='P1']")).to_contain_text("red")
+    expect(table.locator("tr[data-process='P2']")).to_contain_text("not recorded yet")
+    assert fills(points) == [RED, WHITE, WHITE]
+
+    widget_button(page, "P1→P2: marker s1").click()
+
+    expect(points.nth(1)).to_have_css("fill", RED)
+    expect(table.locator("tr[data-process='P2']")).to_contain_text("red")
+    expect(table.locator("tr[data-channel='P1->P2']")).to_contain_text("recorded")
+    assert fills(points) == [RED, RED, WHITE]
+    wait_kernel_idle(page)
+    save_screenshot(page, "explorer")
