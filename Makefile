@@ -90,7 +90,7 @@ test: $(LAB_STAMP)
 lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab notebooks/
 
-bench: $(DEV_STAMP)
+bench: $(LAB_STAMP)
 	@set -e; \
 	if [ -z "$(BENCHES)" ]; then echo "no benchmarks/bench_*.py to run"; exit 0; fi; \
 	for f in $(BENCHES); do \
