@@ -31,7 +31,11 @@ def commutation_spec(
     trace = colouring.trace
     swaps = result.swaps or ()
     done = max(0, min(done, len(swaps)))
-    seq = arrangement(result, done)
+    listed = result.swaps is not None
+    if listed:
+        seq = arrangement(result, done)
+    else:  # too many swaps to list: show where they lead (when they lead anywhere)
+        seq = list(result.order if result.holds else result.original)
     xs = list(range(len(seq)))
     reds = [colouring.is_red(i) for i in seq]
     labels = [trace.action_name(i) for i in seq]
@@ -53,13 +57,16 @@ def commutation_spec(
     if blocked is not None and done >= swaps.index(blocked):
         swap_x = [blocked.position, blocked.position + 1]
         note = (
-            f"cannot swap: red {trace.action_name(blocked.red)} sends the message that white "
+            f"cannot swap: red {trace.action_name(blocked.red)} sends message "
+            f"{trace.message_name(trace.actions[blocked.white].message)}, which white "
             f"{trace.action_name(blocked.white)} accepts"
         )
     illegal_shown = blocked is not None and done >= swaps.index(blocked)
     swap_colour = style.ILLEGAL if illegal_shown else style.HIGHLIGHT
     remaining = result.inversions - min(done, swaps.index(blocked) if blocked else done)
-    finished = blocked is None and done == len(swaps)
+    if not listed:
+        remaining = 0 if result.holds else result.inversions
+    finished = blocked is None and done == len(swaps) and (listed or result.holds)
 
     data: list[dict[str, Any]] = [
         dict(

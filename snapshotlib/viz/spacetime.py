@@ -279,7 +279,7 @@ def spacetime_spec(
         showlegend=False,
         font=style.FONT,
         xaxis={
-            "title": "time (action number)",
+            "title": {"text": "time (action number)"},
             "range": [-1, max(now, 8) + 1],
             "zeroline": False,
             "showgrid": False,

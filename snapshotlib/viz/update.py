@@ -71,6 +71,11 @@ def update_in_place(target: go.Figure, source: go.Figure | Mapping[str, Any]) ->
                 if delta:
                     trace.update(delta)
         delta = changes(last["layout"], layout)
+        # lists of objects (annotations, shapes) are replaced whole: plotly's update
+        # would zip old and new items, merging them and ignoring the surplus
+        lists = {k: delta.pop(k) for k in list(delta) if isinstance(delta[k], list | tuple)}
         if delta:
             target.layout.update(delta)
+        if lists:
+            target.layout.update(lists, overwrite=True)
     setattr(target, _LAST, {"data": data, "layout": layout})

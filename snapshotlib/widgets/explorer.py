@@ -72,6 +72,7 @@ class Explorer:
             self._fresh = _replayer(source)
         self.sim = self._fresh()
         self._marks: dict[int, int] = {0: 0}  # trace length -> scenario steps taken
+        self._run_rng: dict[int, Any] = {}  # trace length -> a scenario run's generator state
         self.selected: str | None = None
         self._updating = False
         self.positions = network_layout(self.sim.network)
@@ -187,6 +188,7 @@ class Explorer:
             self.selected = action.snapshot_id
         # a free action leaves the scenario where it was (one action = one trace entry)
         self._marks[self.sim.time] = self._marks.get(self.sim.time - 1, 0)
+        self._run_rng.pop(self.sim.time, None)
         self._say(f"did: {action}")
         self.refresh()
         return True
@@ -204,9 +206,19 @@ class Explorer:
                 if not self.sim.has_pending():
                     pos += 1
                     continue
-                action = make_scheduler(item.scheduler, self._rng_seed()).choose(self.sim)
+                # the scenario's scheduler and seed, its generator carried from step to
+                # step: stepping through a run gives the run that run_scenario gives
+                seed = item.seed if item.seed is not None else int(self.seed.value)
+                scheduler = make_scheduler(item.scheduler, seed)
+                rng = getattr(scheduler, "rng", None)
+                if rng is not None and self.sim.time in self._run_rng:
+                    rng.setstate(self._run_rng[self.sim.time])
+                action = scheduler.choose(self.sim)
                 assert action is not None
-                return self._take_scripted(action, pos)
+                ok = self._take_scripted(action, pos)
+                if ok and rng is not None:
+                    self._run_rng[self.sim.time] = rng.getstate()
+                return ok
             resolve = getattr(item, "resolve", None)
             try:
                 action = resolve(self.sim) if resolve else item
@@ -245,14 +257,15 @@ class Explorer:
     def reset(self) -> None:
         self.sim = self._fresh()
         self._marks = {0: 0}
+        self._run_rng = {}
         self.selected = None
         self.play.playing = False
         self._say("reset")
         self.refresh()
 
     def _on_play(self, change: dict[str, Any]) -> None:
-        if self.play.playing:
-            self.step_once()
+        if self.play.playing and not self.step_once():
+            self.play.playing = False  # nothing left, or the next step was refused
 
     def _deliver_chosen(self) -> None:
         if self.delivery_list.value is not None:
@@ -329,6 +342,8 @@ class Explorer:
             self.deliveries.children = tuple(buttons) or (w.HTML("<i>nothing in flight</i>"),)
         else:
             self.delivery_list.options = labelled
+            if self.delivery_list.value is None:  # ipywidgets leaves a first list unselected
+                self.delivery_list.index = 0
             self.deliveries.children = (self.delivery_list, self.delivery_go)
 
     def button(self, description: str) -> w.Button:
