@@ -142,8 +142,13 @@ def commutation_spec(
         )
     layout = dict(
         title={
-            "text": f"Dijkstra's reordering: swap {done} of {len(swaps)}, "
-            f"{remaining} inversion(s) left",
+            "text": (
+                f"Dijkstra's reordering: swap {done} of {len(swaps)} refused, "
+                f"{remaining} inversion(s) cannot be removed"
+                if illegal_shown
+                else f"Dijkstra's reordering: swap {done} of {len(swaps)}, "
+                f"{remaining} inversion(s) left"
+            ),
             "font": {"size": 15},
         },
         showlegend=False,

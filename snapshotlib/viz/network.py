@@ -167,6 +167,7 @@ def network_spec(
                 mk_y.append(y)
                 mk_text.append(f"{msg.kind} {msg.tag} on {names[i]} ({k + 1} of {len(queue)})")
 
+    red_set = set(record.red_from) if record is not None else set()
     proc_fill, proc_line, proc_width, proc_symbol, proc_text = [], [], [], [], []
     for p in net.processes:
         red = record is not None and p in record.red_from
@@ -201,7 +202,7 @@ def network_spec(
             x=rec_x,
             y=rec_y,
             mode="lines",
-            line={"color": style.RECORDING, "width": 6},
+            line={"color": style.RECORDING, "width": 3.5},  # narrow: both directions stay visible
             opacity=0.55,
             hoverinfo="skip",
         ),
@@ -243,7 +244,11 @@ def network_spec(
             mode="markers+text",
             text=list(net.processes),
             textposition="middle center",
-            textfont={"color": "#111111" if n <= 20 else "rgba(0,0,0,0)"},
+            textfont={
+                "color": [style.label_colour(p in red_set) for p in net.processes]
+                if n <= 20
+                else "rgba(0,0,0,0)"
+            },
             marker={
                 "size": size,
                 "color": proc_fill,

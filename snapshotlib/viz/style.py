@@ -23,7 +23,7 @@ MARKER = "#222222"
 MARKER_SYMBOL = "diamond"
 CUT = "#7b2cbf"
 OTHER_CUT = "#b8a3d6"
-HIGHLIGHT = "#ffbf00"
+HIGHLIGHT = "#0057b7"  # dark blue: visible on white, and in greyscale
 ILLEGAL = "#e7298a"
 
 FONT = {"family": "Inter, Helvetica, Arial, sans-serif", "size": 13}
@@ -39,6 +39,11 @@ def outline(red: bool) -> str:
 
 def width(red: bool) -> float:
     return RED_WIDTH if red else WHITE_WIDTH
+
+
+def label_colour(red: bool) -> str:
+    """Text drawn on a process: white on red, near-black on white (contrast >= 4.5:1)."""
+    return "#ffffff" if red else "#111111"
 
 
 def symbol(red: bool) -> str:

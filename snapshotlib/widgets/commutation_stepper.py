@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
@@ -26,8 +27,10 @@ class CommutationStepper:
     made is shown with the message named.
     """
 
-    def __init__(self, source: Simulator | Scenario | str, snapshot_id: str | None = None) -> None:
-        if isinstance(source, str):
+    def __init__(
+        self, source: Simulator | Scenario | str | Path, snapshot_id: str | None = None
+    ) -> None:
+        if isinstance(source, (str, Path)):
             source = load_scenario(source)
         self.sim = run_scenario(source) if isinstance(source, Scenario) else source
         ids = list(self.sim.algorithm.records)
@@ -38,10 +41,16 @@ class CommutationStepper:
         self.colouring = colouring(self.sim, self.snapshot_id)
         n = len(self.result.swaps or ())
         self.position = w.IntSlider(value=0, min=0, max=n, description="swaps")
-        self.first = w.Button(description="First", icon="fast-backward")
-        self.back = w.Button(description="Back", icon="step-backward")
-        self.forward = w.Button(description="Forward", icon="step-forward")
-        self.last = w.Button(description="Last", icon="fast-forward")
+        self.first = w.Button(
+            description="First", icon="fast-backward", tooltip="the recorded execution"
+        )
+        self.back = w.Button(description="Back", icon="step-backward", tooltip="undo one swap")
+        self.forward = w.Button(
+            description="Forward", icon="step-forward", tooltip="make the next swap"
+        )
+        self.last = w.Button(
+            description="Last", icon="fast-forward", tooltip="all white actions, then all red ones"
+        )
         self.first.on_click(lambda _: self.go(0))
         self.back.on_click(lambda _: self.go(self.position.value - 1))
         self.forward.on_click(lambda _: self.go(self.position.value + 1))

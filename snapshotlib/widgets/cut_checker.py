@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
@@ -24,18 +25,19 @@ class CutChecker:
     """
 
     def __init__(
-        self, source: Simulator | Scenario | str, frontier: Mapping[str, int] | None = None
+        self, source: Simulator | Scenario | str | Path, frontier: Mapping[str, int] | None = None
     ) -> None:
-        if isinstance(source, str):
+        if isinstance(source, (str, Path)):
             source = load_scenario(source)
         self.sim = run_scenario(source) if isinstance(source, Scenario) else source
         trace = self.sim.trace
+        self._quiet = False
         self.sliders = {}
         for p in self.sim.network.processes:
             n = len(trace.process_actions(p))
             start = n if frontier is None else frontier.get(p, n)
             s = w.IntSlider(value=start, min=0, max=n, description=p, continuous_update=True)
-            s.observe(lambda _: self.refresh(), names="value")
+            s.observe(lambda _: None if self._quiet else self.refresh(), names="value")
             self.sliders[p] = s
         self.verdict = w.HTML()
         self.view = figure_widget(spacetime_figure(self.sim, None, self._limits()))
@@ -56,9 +58,12 @@ class CutChecker:
 
     def set_frontier(self, **frontier: int) -> None:
         """Move some processes' frontiers at once (one refresh)."""
-        for p, n in frontier.items():
-            with self.sliders[p].hold_trait_notifications():
+        self._quiet = True  # one refresh at the end, not one per slider
+        try:
+            for p, n in frontier.items():
                 self.sliders[p].value = n
+        finally:
+            self._quiet = False
         self.refresh()
 
     def _limits(self) -> dict[str, int]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..actions import Action, Internal, Send, StartSnapshot
+from ..actions import Action, Deliver, Internal, Send, StartSnapshot
 from ..formats.scenario import RunStep, Scenario, load_scenario
 from ..model import Network
 from ..schedulers import make_scheduler
@@ -108,14 +108,18 @@ class Explorer:
         self.internal_at = w.Dropdown(
             options=procs, description="at", layout=w.Layout(width="160px")
         )
-        self.internal_label = w.Text(placeholder="label", layout=w.Layout(width="90px"))
+        self.internal_label = w.Text(
+            placeholder="label", description="label", layout=w.Layout(width="170px")
+        )
         self.internal_go = button("Internal event", "circle", "an internal event")
         self.send_from = w.Dropdown(
             options=procs, description="from", layout=w.Layout(width="160px")
         )
         self.send_to = w.Dropdown(options=[], description="to", layout=w.Layout(width="160px"))
         self.send_payload = w.Text(value="1", description="payload", layout=w.Layout(width="160px"))
-        self.send_label = w.Text(placeholder="label", layout=w.Layout(width="90px"))
+        self.send_label = w.Text(
+            placeholder="label", description="label", layout=w.Layout(width="170px")
+        )
         self.send_go = button("Send", "paper-plane", "send a message")
         self.snap_at = w.Dropdown(options=procs, description="at", layout=w.Layout(width="160px"))
         self.snap_id = w.Text(value="s1", description="id", layout=w.Layout(width="140px"))
@@ -152,7 +156,11 @@ class Explorer:
                         self.seed,
                     ]
                 ),
-                w.HTML("<b>Deliver</b> (the head of a channel)"),
+                w.HTML(
+                    "<b>Deliver</b> (the head of a channel)"
+                    if self.sim.network.fifo
+                    else "<b>Deliver</b> (any message in flight: the channels are not FIFO)"
+                ),
                 w.HBox([self.deliveries]),
                 w.HBox(
                     [w.HTML("<b>Act</b>"), self.internal_at, self.internal_label, self.internal_go]
@@ -179,6 +187,7 @@ class Explorer:
     # -------------------------------------------------------------- actions
     def take(self, action: Action) -> bool:
         """Take ``action``; a refused action is reported in the status line, not raised."""
+        what = self._describe(action)
         try:
             self.sim.step(action)
         except ActionError as e:
@@ -189,9 +198,18 @@ class Explorer:
         # a free action leaves the scenario where it was (one action = one trace entry)
         self._marks[self.sim.time] = self._marks.get(self.sim.time - 1, 0)
         self._run_rng.pop(self.sim.time, None)
-        self._say(f"did: {action}")
+        self._say(f"did: {what}")
         self.refresh()
         return True
+
+    def _describe(self, action: Action) -> str:
+        """An action in words; a delivery says what arrives, as its button does."""
+        if isinstance(action, Deliver):
+            try:
+                return f"deliver {delivery_label(self.sim, action)}"
+            except (IndexError, ValueError):  # not enabled: step() will say why
+                pass
+        return str(action)
 
     @property
     def _script_pos(self) -> int:
