@@ -6,6 +6,7 @@
 #                browser tests need JupyterLab, ipywidgets, plotly); what CI runs
 #   make lab     JupyterLab on notebooks/ (installs ".[lab,dev]")
 #   make bench   run every benchmarks/bench_*.py
+#   make notebooks  re-run the lessons, storing their outputs (no widget state)
 #   make format  ruff format + ruff check --fix
 #   make clean   remove caches and build artefacts (distclean: the venv too)
 
@@ -17,7 +18,7 @@ PYTHON := $(BIN)/python
 DEV_STAMP := $(VENV)/.installed-dev
 LAB_STAMP := $(VENV)/.installed-lab
 
-LINT_PATHS := snapshotlib tests benchmarks
+LINT_PATHS := snapshotlib tests benchmarks tools
 BENCHES = $(sort $(wildcard benchmarks/bench_*.py))
 
 SHELL := /bin/bash
@@ -62,7 +63,7 @@ $(LAB_STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[lab,dev]"
 	touch $@ $(DEV_STAMP)
 
-.PHONY: help env lab-env lint test lab bench format clean distclean FORCE
+.PHONY: help env lab-env lint test lab bench notebooks format clean distclean FORCE
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -97,6 +98,9 @@ bench: $(LAB_STAMP)
 		echo "==> $(PYTHON) $$f"; \
 		$(PYTHON) $$f; \
 	done
+
+notebooks: $(LAB_STAMP)
+	$(PYTHON) tools/run_notebooks.py
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff format $(LINT_PATHS)
