@@ -35,5 +35,5 @@ def show_static(fig: go.Figure, width: int = 760, height: int | None = None) -> 
 
     svg = static_svg(fig, width, height)
     if svg is not None:
-        display(SVG(svg))
+        display(SVG(svg))  # type: ignore[no-untyped-call]
     return None
