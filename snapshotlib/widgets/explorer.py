@@ -96,7 +96,7 @@ class Explorer:
             description="ms/step",
             layout=w.Layout(width="260px"),
         )
-        w.jslink((self.speed, "value"), (self.play, "interval"))
+        w.link((self.speed, "value"), (self.play, "interval"))
         self.seed = w.IntText(value=seed, description="seed", layout=w.Layout(width="150px"))
         self.snapshot_choice = w.Dropdown(
             options=[], description="colour by", layout=w.Layout(width="220px")
