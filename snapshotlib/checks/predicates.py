@@ -33,6 +33,11 @@ def _snapshot(sim: Simulator, snapshot: str | GlobalSnapshot) -> GlobalSnapshot:
     return sim.snapshot(snapshot) if isinstance(snapshot, str) else snapshot
 
 
+def _count(n: int, what: str) -> str:
+    """``"1 token"``, ``"3 tokens"``, ``"5 money"``: singular where the word has a plural s."""
+    return f"{n} {what[:-1]}" if n == 1 and what.endswith("s") else f"{n} {what}"
+
+
 def conservation(sim: Simulator, snapshot: str | GlobalSnapshot) -> PredicateResult:
     """Tokens (or money) in recorded processes plus recorded channels equal the initial total."""
     app = sim.app
@@ -54,14 +59,15 @@ def conservation(sim: Simulator, snapshot: str | GlobalSnapshot) -> PredicateRes
     if recorded == initial:
         return PredicateResult(
             True,
-            f"{recorded} {what} recorded ({in_processes} in processes, {in_channels} in transit) "
-            f"= {initial} at the start",
+            f"{_count(recorded, what)} recorded ({in_processes} in processes, "
+            f"{in_channels} in transit) = {initial} at the start",
             details,
         )
     return PredicateResult(
         False,
-        f"{recorded} {what} recorded ({in_processes} in processes, {in_channels} in transit) "
-        f"but {initial} at the start: {'some created' if recorded > initial else 'some lost'}",
+        f"{_count(recorded, what)} recorded ({in_processes} in processes, {in_channels} in "
+        f"transit) but {initial} at the start: "
+        f"{'some created' if recorded > initial else 'some lost'}",
         details,
     )
 

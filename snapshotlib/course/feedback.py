@@ -23,6 +23,9 @@ class Feedback:
         text = f"{'✓' if self.ok else '✗'} {self.message}"
         return f"{text} Hint: {self.hint}" if self.hint and not self.ok else text
 
+    # a notebook's plain-text view (and a static page) shows the verdict, not the fields
+    __repr__ = __str__
+
     def __bool__(self) -> bool:
         return self.ok
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
-from ..algorithms import ChandyLamport, ClockSnapshot, SnapshotAlgorithm, SnapshotError
+from ..algorithms import ChandyLamport, ClockSnapshot, LaiYang, SnapshotAlgorithm, SnapshotError
 from ..apps import APPLICATIONS, AppError
 from ..model import Network, NetworkError
 from ..schedulers import make_scheduler
@@ -227,7 +227,11 @@ class _DeliverByName(Deliver):
         )
 
 
-_ALGORITHM_FIELDS = {"chandy-lamport": {"name"}, "clock": {"name", "at", "rate", "offset", "id"}}
+_ALGORITHM_FIELDS = {
+    "chandy-lamport": {"name"},
+    "lai-yang": {"name"},
+    "clock": {"name", "at", "rate", "offset", "id"},
+}
 
 
 def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
@@ -235,7 +239,8 @@ def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
     allowed = _ALGORITHM_FIELDS.get(name)
     if allowed is None:
         raise SnapshotError(
-            f"field 'algorithm': unknown name {name!r}; expected 'chandy-lamport' or 'clock'"
+            f"field 'algorithm': unknown name {name!r}; "
+            f"expected one of {', '.join(_ALGORITHM_FIELDS)}"
         )
     extra = set(spec) - allowed
     if extra:
@@ -245,6 +250,8 @@ def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
         )
     if name == "chandy-lamport":
         return ChandyLamport()
+    if name == "lai-yang":
+        return LaiYang()
     if "at" not in spec:
         raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
     return ClockSnapshot(

@@ -1,0 +1,132 @@
+"""A snapshot that does not need FIFO channels: every message carries its sender's colour.
+
+On a non-FIFO channel the marker no longer separates the messages sent before its
+sender recorded (white) from those sent after (red), so Chandy–Lamport breaks in two
+ways: a red message that overtakes the marker is accepted in a white action (EWD 864a's
+forbidden case), and a white message that the marker overtakes arrives after the
+channel was closed and is lost. This algorithm repairs both.
+
+* **Colour on every message** (Lai and Yang 1987): a message is red when its sender had
+  recorded before sending it. A white process that is about to accept a red message
+  records its state first, so the accepting action is red: no red message is ever
+  accepted in a white action. (The engine reads the bit from the trace instead of
+  adding it to the payload, so applications see their messages unchanged.)
+* **A count in the marker**: on turning red, a process still sends a marker on every
+  output channel (so every process turns red even without traffic), and the marker
+  carries the number of white messages sent on that channel. The receiver closes the
+  channel once the marker has arrived *and* that many white messages have arrived;
+  the channel's state is the white messages it accepted after recording.
+
+Counting the white messages is the simplest way to know when a channel is done; Lai and
+Yang instead kept logs of every message sent and received and let the collector
+subtract them, and later variants (Mattern's) count as here.
+
+Examples
+--------
+>>> from snapshotlib import Network, Simulator, Send, StartSnapshot, Deliver
+>>> net = Network(["P1", "P2"], fifo=False)
+>>> sim = Simulator(net, "tokens", {"P1": 2}, algorithm=LaiYang())
+>>> sim.step(StartSnapshot("P1", "s1"))             # P1 records 2 tokens, marker to P2
+>>> sim.step(Send("P1", "P2", 1, label="late"))     # a red message ...
+>>> late = sim.in_flight("P1->P2")[-1]
+>>> sim.step(Deliver(net.channel("P1", "P2"), late))  # ... overtakes the marker
+>>> _ = sim.run()
+>>> snap = sim.snapshot("s1")
+>>> {p: r.state for p, r in snap.processes.items()}   # P2 recorded before accepting it
+{'P1': 2, 'P2': 0}
+>>> snap.complete
+True
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..trace import APP
+from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+
+class LaiYang(SnapshotAlgorithm):
+    """Colour piggybacked on every message, and markers that count white messages."""
+
+    name = "lai-yang"
+    control_kind = "marker"
+
+    def bind(self, sim: Simulator) -> None:
+        super().bind(sim)
+        self.listening = [True] * len(sim.network.channels)  # every message's colour matters
+        n = len(sim.network.channels)
+        self._src = [c.src for c in sim.network.channels]
+        self._dst = [c.dst for c in sim.network.channels]
+        #: per channel: application messages accepted on it so far, in order
+        self._arrived: list[list[int]] = [[] for _ in range(n)]
+        #: per snapshot id: channel -> white messages its sender sent on it (from its marker)
+        self._expected: dict[str, dict[int, int]] = {}
+
+    # ------------------------------------------------------------ the protocol
+    def start(self, process: str, snapshot_id: str, action: int) -> None:
+        rec = self.records.get(snapshot_id)
+        if rec is None:
+            rec = self.new_record(snapshot_id)
+            self._expected[snapshot_id] = {}
+        elif process in rec.red_from:
+            raise SnapshotError(f"{process} has already recorded its state for {snapshot_id}")
+        rec.initiators.append(process)
+        self._record(rec, process, action)
+
+    def on_control(self, process: str, channel: int, message: int, action: int) -> None:
+        marker = self.sim.trace.messages[message]
+        assert marker.tag is not None
+        rec = self.records[marker.tag]
+        if process not in rec.red_from:
+            self._record(rec, process, action)
+        self._expected[rec.id][channel] = int(marker.payload)
+        self._close_if_done(rec, channel)
+
+    def on_app_receive(self, channel: int, message: int) -> None:
+        self._arrived[channel].append(message)
+        dst = self._dst[channel]
+        for rec in self.records.values():
+            red = self._is_red(rec, message)
+            if dst not in rec.red_from:
+                if red:
+                    # turn red first: the receive action (already in the trace) is red
+                    self._record(rec, dst, len(self.sim.trace.actions) - 1)
+                continue
+            if not red and channel not in rec.closed:
+                rec.channels[channel].append(message)
+                self._close_if_done(rec, channel)
+
+    # ------------------------------------------------------------- internals
+    def _is_red(self, rec: SnapshotRecord, message: int) -> bool:
+        """The colour bit the sender attached: had it recorded when it sent ``message``?"""
+        msg = self.sim.trace.messages[message]
+        turned = rec.red_from.get(self._src[msg.channel])
+        return turned is not None and msg.sent_by >= turned
+
+    def _record(self, rec: SnapshotRecord, process: str, action: int) -> None:
+        sim = self.sim
+        rec.red_from[process] = action
+        rec.states[process] = sim.states[process]
+        for ch in sim.input_channels(process):
+            rec.channels[ch] = []
+        outputs = sim.output_channels(process)
+        white_sent = dict.fromkeys(outputs, 0)  # every message sent so far is white
+        for msg in sim.trace.messages:
+            if msg.kind == APP and msg.channel in white_sent:
+                white_sent[msg.channel] += 1
+        for ch in outputs:
+            sim.emit(ch, action, self.control_kind, rec.id, white_sent[ch])
+
+    def _close_if_done(self, rec: SnapshotRecord, channel: int) -> None:
+        expected = self._expected[rec.id].get(channel)
+        if expected is None or channel in rec.closed:
+            return
+        turned = rec.red_from[self._src[channel]]
+        messages = self.sim.trace.messages
+        white = sum(1 for m in self._arrived[channel] if messages[m].sent_by < turned)
+        if white == expected:
+            rec.closed.add(channel)

@@ -1,0 +1,432 @@
+"""Lesson 03, the worked example: step narration, the recorded snapshot as text, checks.
+
+The example is the classic three-process run with events A..J
+(``examples/scenarios/worked-example.json``): P1 initiates right after B, its marker to
+P3 is fast and its marker to P2 slow, and channel P2→P1 ends up holding the message
+sent at H. Channels are named as in lecture notes: ``C21`` is the channel from P2 to P1.
+
+Examples
+--------
+>>> from snapshotlib.formats.scenario import load_scenario, run_scenario
+>>> sim = run_scenario(load_scenario(SCENARIOS / "worked-example.json"))
+>>> print(check_p2_events(["F", "G", "H"], sim.snapshot("s1")))
+✓ P2's recorded events: right, F, G, H. P2 recorded when P3's marker reached it, after H.
+>>> causal_history(sim, "D")
+['A', 'B', 'I', 'C', 'F', 'G', 'H']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..checks.causality import happens_before, vector_clocks
+from ..checks.predicates import conservation
+from ..formats.scenario import load_scenario, run_scenario
+from ..model import Channel
+from ..simulator import Simulator
+from ..snapshot import GlobalSnapshot
+from ..trace import APP_KINDS, CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
+from .feedback import Feedback
+
+#: the example scenarios of the course (in a checkout of the repository)
+SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+
+
+def worked_example(name: str = "worked-example.json") -> Simulator:
+    """The worked example, run to the end (``03-worked-example-token.json``: with a token)."""
+    return run_scenario(load_scenario(SCENARIOS / name))
+
+
+def channel_name(channel: str | Channel) -> str:
+    """``C21`` for the channel ``P2->P1`` (processes named ``P<n>``), else ``P2->P1``.
+
+    >>> channel_name("P2->P1"), channel_name("a->b")
+    ('C21', 'a->b')
+    """
+    text = str(channel)
+    found = re.fullmatch(r"P(\d+)->P(\d+)", text)
+    return f"C{found.group(1)}{found.group(2)}" if found else text
+
+
+def _both_names(channel: str | Channel) -> str:
+    short = channel_name(channel)
+    return f"{short} ({channel})" if short != str(channel) else short
+
+
+def _list(items: Sequence[str]) -> str:
+    return ", ".join(items) if items else "no events yet"
+
+
+# ----------------------------------------------------------------- narration
+
+
+def describe_step(sim: Simulator, snapshot_id: str = "s1") -> str:
+    """What the last action of ``sim`` did, and what the snapshot algorithm did with it.
+
+    The line starts with the action's number, which is also the number of the scenario
+    step (each scenario step is one action).
+
+    >>> sim = worked_example()
+    >>> sim.undo() and sim.undo() and sim.undo() and sim.undo()
+    True
+    >>> print(describe_step(sim))
+    [13] P2→P1 delivers message H to P1 as event D. P1 is recording C21, so H goes into C21's state.
+    """
+    trace = sim.trace
+    if not trace.actions:
+        return "[0] nothing has happened yet"
+    i = len(trace.actions) - 1
+    a = trace.actions[i]
+    rec = sim.algorithm.records.get(snapshot_id)
+    red_from = rec.red_from if rec is not None else {}
+    net = sim.network
+    head = f"[{i + 1}] "
+
+    def colour(process: str) -> str:
+        turned = red_from.get(process)
+        if turned is not None and i >= turned:
+            return f" {process} has already recorded, so this event is not in the snapshot."
+        return f" {process} has not recorded yet: this event will be in its recorded state."
+
+    if a.kind == INTERNAL:
+        return f"{head}{a.process} does internal event {trace.action_name(i)}." + colour(a.process)
+    if a.kind == SEND:
+        ch = net.channels[a.channel]
+        return (
+            f"{head}{a.process} sends message {trace.message_name(a.message)} to {ch.dst} "
+            f"on {channel_name(ch)} (event {trace.action_name(i)})." + colour(a.process)
+        )
+    if a.kind == RECEIVE:
+        ch = net.channels[a.channel]
+        name = trace.message_name(a.message)
+        text = (
+            f"{head}{ch.src}→{ch.dst} delivers message {name} to {a.process} "
+            f"as event {trace.action_name(i)}."
+        )
+        if rec is not None and a.message in rec.channels.get(a.channel, ()):
+            short = channel_name(ch)
+            return text + f" {a.process} is recording {short}, so {name} goes into {short}'s state."
+        return text + colour(a.process)
+    if rec is None:
+        return f"{head}{a.process}: {a.kind} (no snapshot {snapshot_id!r})"
+    if a.kind == SNAPSHOT:
+        return head + _turns_red(sim, snapshot_id, a.process, i, None, initiator=True)
+    if a.kind == CONTROL:
+        ch = net.channels[a.channel]
+        if trace.messages[a.message].tag != snapshot_id:
+            return f"{head}{a.process} receives a marker of another snapshot on {channel_name(ch)}."
+        if red_from.get(a.process) == i:
+            return head + _turns_red(sim, snapshot_id, a.process, i, a.channel, initiator=False)
+        got = rec.channels.get(a.channel, [])
+        state = ", ".join(trace.message_name(m) for m in got) or "empty"
+        text = (
+            f"{head}A marker arrives at {a.process} on {channel_name(ch)}, not its first: "
+            f"{a.process} stops recording {channel_name(ch)}, whose state is {state}."
+        )
+        return text + _progress(sim, snapshot_id, a.process)
+    return f"{head}{a.process}: {a.kind}"
+
+
+def _turns_red(
+    sim: Simulator, snapshot_id: str, process: str, i: int, via: int | None, initiator: bool
+) -> str:
+    net = sim.network
+    events = _list(sim.trace.labels_before(process, i))
+    if sim.app.name != "events":  # e.g. tokens: the state is more than the events
+        recorded = sim.algorithm.records[snapshot_id].states[process]
+        events += f"; state {sim.app.describe(recorded, ())}"
+    outs = " and ".join(channel_name(c) for c in net.outputs(process))
+    recording = [channel_name(c) for c in net.inputs(process) if net.channel_index(c) != via]
+    if initiator:
+        text = f"{process} starts snapshot {snapshot_id}: it records its state ({events})"
+    else:
+        ch = net.channels[via] if via is not None else None
+        text = (
+            f"A marker arrives at {process} on {channel_name(ch or '')}, its first: "
+            f"{process} records its state ({events}), records {channel_name(ch or '')} "
+            "as empty"
+        )
+    text += f", sends a marker on {outs}"
+    text += (
+        f" and starts recording {' and '.join(recording)}."
+        if recording
+        else " and has no other channel to record."
+    )
+    return text + _progress(sim, snapshot_id, process)
+
+
+def _progress(sim: Simulator, snapshot_id: str, process: str) -> str:
+    snap = sim.snapshot(snapshot_id)
+    part = snap.processes.get(process)
+    if snap.complete:
+        return f" {process} is done, and so is the whole snapshot."
+    if part is not None and part.done:
+        return f" {process} has heard a marker on every input channel: its part is done."
+    return ""
+
+
+# ------------------------------------------------------------ the snapshot as text
+
+
+def snapshot_text(sim: Simulator, snapshot_id: str = "s1") -> str:
+    """The recorded snapshot as plain text: each process's events, each channel's messages.
+
+    Deterministic (processes and channels in the network's order), so a notebook can
+    compare it with its stored output.
+
+    >>> print(snapshot_text(worked_example()))  # doctest: +NORMALIZE_WHITESPACE
+    snapshot s1, initiated by P1: complete
+    recorded process states (events before recording):
+      P1: A, B
+      P2: F, G, H
+      P3: I
+    recorded channel states (messages in transit):
+      C12 (P1->P2): empty
+      C13 (P1->P3): empty
+      C21 (P2->P1): H (sent at H, received at D)
+      C23 (P2->P3): empty
+      C31 (P3->P1): empty
+      C32 (P3->P2): empty
+    """
+    snap = sim.snapshot(snapshot_id)
+    trace = sim.trace
+    show_state = sim.app.name != "events"
+    lines = [
+        f"snapshot {snap.id}, initiated by {', '.join(snap.initiators)}: "
+        + ("complete" if snap.complete else "in progress")
+    ]
+    lines.append("recorded process states (events before recording):")
+    for p in sim.network.processes:
+        part = snap.processes.get(p)
+        if part is None:
+            lines.append(f"  {p}: not recorded yet")
+            continue
+        text = f"  {p}: {', '.join(part.events) or '(no events)'}"
+        if show_state:
+            text += f"; state {sim.app.describe(part.state, part.events)}"
+        lines.append(text)
+    lines.append("recorded channel states (messages in transit):")
+    for c in sim.network.channels:
+        name = str(c)
+        if name not in snap.channels:
+            lines.append(f"  {_both_names(c)}: not recorded yet")
+            continue
+        shown = []
+        for m in snap.channels[name]:
+            got = trace.received_by[m.id]
+            where = f"sent at {trace.action_name(trace.messages[m.id].sent_by)}"
+            if got >= 0:
+                where += f", received at {trace.action_name(got)}"
+            if show_state:
+                where += f"; payload {m.payload!r}"
+            shown.append(f"{trace.message_name(m.id)} ({where})")
+        pending = " (still recording)" if name in snap.pending_channels else ""
+        lines.append(f"  {_both_names(c)}: {', '.join(shown) or 'empty'}{pending}")
+    return "\n".join(lines)
+
+
+def causal_history(sim: Simulator, label: str) -> list[str]:
+    """The application events that happen before the event labelled ``label``, in trace order.
+
+    >>> causal_history(worked_example(), "G")
+    ['A', 'B', 'I', 'F']
+    """
+    trace = sim.trace
+    target = next(
+        (i for i, a in enumerate(trace.actions) if a.kind in APP_KINDS and a.label == label),
+        None,
+    )
+    if target is None:
+        raise ValueError(f"no event labelled {label!r}")
+    clocks = vector_clocks(trace, sim.network.processes)
+    return [
+        trace.action_name(i)
+        for i, a in enumerate(trace.actions)
+        if a.kind in APP_KINDS and i != target and happens_before(clocks, i, target)
+    ]
+
+
+def token_account(sim: Simulator, snapshot_id: str = "s1") -> str:
+    """Where the recorded tokens are: in processes, in channels, and the two totals.
+
+    >>> print(token_account(worked_example("03-worked-example-token.json")))
+    tokens in the recorded process states: P1 0, P2 0, P3 0 -> 0
+    tokens in the recorded channel states: C21 (P2->P1) 1 (message H) -> 1
+    without the channel states: 0 tokens: the token has vanished
+    with the channel states: 1 token, as many as the system holds (1)
+    """
+    snap = sim.snapshot(snapshot_id)
+    app = sim.app
+    in_processes = {p: app.amount(r.state) or 0 for p, r in snap.processes.items()}
+    carried = []
+    for name, msgs in snap.channels.items():
+        for m in msgs:
+            amount = app.message_amount(m.payload)
+            if amount:
+                carried.append((name, amount, sim.trace.message_name(m.id)))
+    held = sum(in_processes.values())
+    moving = sum(a for _, a, _ in carried)
+    total = conservation(sim, snap).details.get("initial", 0)
+    lines = [
+        "tokens in the recorded process states: "
+        + ", ".join(f"{p} {n}" for p, n in in_processes.items())
+        + f" -> {held}",
+        "tokens in the recorded channel states: "
+        + (", ".join(f"{_both_names(c)} {a} (message {m})" for c, a, m in carried) or "none")
+        + f" -> {moving}",
+    ]
+    verdict = (
+        "the token has vanished" if held < total else "all there" if held == total else "too many"
+    )
+    lines.append(f"without the channel states: {held} token{'s' * (held != 1)}: {verdict}")
+    both = held + moving
+    verdict = "as many as the system holds" if both == total else "not what the system holds"
+    lines.append(f"with the channel states: {both} token{'s' * (both != 1)}, {verdict} ({total})")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the try-its
+
+
+def _labels(answer: Any) -> list[str] | None:
+    """A learner's list of event or message labels, read leniently."""
+    if answer is None or answer is Ellipsis:
+        return None
+    if isinstance(answer, str):
+        parts = [p for p in re.split(r"[\s,;]+", answer.strip()) if p]
+        if len(parts) == 1 and len(parts[0]) > 1 and parts[0].isalpha() and parts[0].isupper():
+            parts = list(parts[0])  # "FGH"
+        return [p.upper() for p in parts]
+    if isinstance(answer, (set, frozenset)):
+        return sorted(str(x).strip().upper() for x in answer)
+    try:
+        return [str(x).strip().upper() for x in answer]
+    except TypeError:
+        return [str(answer).strip().upper()]
+
+
+def check_p2_events(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feedback:
+    """Check a prediction of the events in P2's recorded state.
+
+    Parameters
+    ----------
+    answer
+        P2's recorded events in order, e.g. ``["F", "G"]`` (a string ``"F, G"`` is
+        read too); ``None`` while there is no answer yet.
+    snapshot
+        The recorded snapshot to check against; by default the worked example's.
+
+    Examples
+    --------
+    >>> print(check_p2_events(["F", "G"]))  # doctest: +ELLIPSIS
+    ✗ P2's recorded events: F, G is not it. Hint: P2 records when its first marker...
+    """
+    snap = snapshot if snapshot is not None else worked_example().snapshot("s1")
+    expected = list(snap.processes["P2"].events)
+    what = "P2's recorded events"
+    got = _labels(answer)
+    if got is None:
+        return Feedback(
+            False, f"{what}: no answer yet.", "Write a list of labels, e.g. ['F'], and run again."
+        )
+    if got == expected:
+        return Feedback(
+            True,
+            f"{what}: right, {', '.join(expected)}. "
+            "P2 recorded when P3's marker reached it, after H.",
+        )
+    shown = ", ".join(got) or "nothing"
+    others = [x for x in got if x not in expected]
+    if sorted(got) == sorted(expected):
+        hint = "Right events, wrong order: list them in the order P2 did them (left to right)."
+    elif others:
+        hint = (
+            f"Only P2's own events can be in P2's state; {', '.join(others)} "
+            f"{'is' if len(others) == 1 else 'are'} not P2's. "
+            "(B and I are sends by P1 and P3; P2 receives those messages as G and F.)"
+        )
+    elif not got:
+        hint = (
+            "P2 does record events: it records when its first marker arrives. Which marker "
+            "reaches P2 first, and what has P2 done by then?"
+        )
+    elif got == expected[: len(got)]:
+        hint = (
+            "P2 records when its first marker arrives, and P1's marker is the slow one: "
+            "P3's marker gets there first. Which of P2's events happen before that delivery?"
+        )
+    else:
+        hint = "P2 records when P3's marker arrives (P1's is slow). List P2's events before that."
+    return Feedback(False, f"{what}: {shown} is not it.", hint)
+
+
+def check_c21_state(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feedback:
+    """Check a prediction of the recorded state of channel C21 (from P2 to P1).
+
+    Parameters
+    ----------
+    answer
+        The messages recorded on C21, each named by the event that sent it, e.g.
+        ``["B"]``; ``[]`` for an empty channel; ``None`` while there is no answer yet.
+    snapshot
+        The recorded snapshot to check against; by default the worked example's.
+
+    Examples
+    --------
+    >>> print(check_c21_state([]))  # doctest: +ELLIPSIS
+    ✗ C21's recorded state: empty is not it. Hint: Something is in transit from P2 to P1...
+    """
+    snap = snapshot if snapshot is not None else worked_example().snapshot("s1")
+    expected = [m.label or "" for m in snap.channels["P2->P1"]]
+    what = "C21's recorded state"
+    got = _labels(answer)
+    if got is None:
+        return Feedback(
+            False,
+            f"{what}: no answer yet.",
+            "Write a list of message names, e.g. ['B'], or [] for an empty channel.",
+        )
+    if got == expected:
+        return Feedback(
+            True,
+            f"{what}: right, {', '.join(expected) or 'empty'}. "
+            "P2 recorded after sending it and P1 recorded before receiving it.",
+        )
+    shown = ", ".join(got) or "empty"
+    if not got:
+        hint = (
+            "Something is in transit from P2 to P1 across the cut: P2 recorded after one "
+            "of its sends to P1, and P1 recorded before that message arrived."
+        )
+    elif got == ["D"]:
+        hint = (
+            "Name a message after the event that sent it. D is where P1 receives it; "
+            "which event of P2 sent it?"
+        )
+    elif "D" in got:
+        hint = (
+            "A channel's state lists messages (named by their send event), not events; "
+            "and D happens at P1 after P1 recorded."
+        )
+    else:
+        hint = (
+            "C21 is the channel from P2 to P1: only a message that P2 sent to P1 can be in "
+            "it. Which one did P2 send before recording that P1 received after recording?"
+        )
+    return Feedback(False, f"{what}: {shown} is not it.", hint)
+
+
+__all__ = [
+    "SCENARIOS",
+    "causal_history",
+    "channel_name",
+    "check_c21_state",
+    "check_p2_events",
+    "describe_step",
+    "snapshot_text",
+    "token_account",
+    "worked_example",
+]

@@ -1,0 +1,272 @@
+"""Lesson 01, global state without a global clock: its runs and the checks of its try-its."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from snapshotlib.checks import check_snapshot, vector_clocks
+from snapshotlib.course import Feedback
+from snapshotlib.course.lesson_01 import (
+    causal_chain,
+    check_inconsistent_frontier,
+    check_orphan_message,
+    check_relations,
+    check_smallest_cut,
+    clock_timeline,
+    describe_execution,
+    event_index,
+    offending_messages,
+    relation,
+    rerun_with_clocks,
+    small_execution,
+)
+from snapshotlib.formats.scenario import Scenario, load_scenario, run_scenario
+
+DRIFT = Path(__file__).resolve().parent.parent / "examples" / "scenarios" / "clock-drift.json"
+
+
+@pytest.fixture(scope="module")
+def drift_scenario() -> Scenario:
+    return load_scenario(DRIFT)
+
+
+# ------------------------------------------------------------ the clock snapshot
+
+
+def test_the_timeline_shows_p1_recording_before_the_send_and_p2_after_the_receipt(
+    drift_scenario: Scenario,
+) -> None:
+    lines = clock_timeline(run_scenario(drift_scenario)).splitlines()
+    where = {line.split()[0]: k for k, line in enumerate(lines) if "records its state" in line}
+    send = next(k for k, line in enumerate(lines) if "token (send to P2)" in line)
+    receipt = next(k for k, line in enumerate(lines) if "got-token (receive token)" in line)
+    assert where["P1"] == send - 1
+    assert where["P2"] > receipt
+    assert "P2 records its state: its clock reads 3" in lines[where["P2"]]
+
+
+def test_the_timeline_needs_a_run_under_the_clock_snapshot() -> None:
+    with pytest.raises(TypeError, match="clock snapshot"):
+        clock_timeline(small_execution())
+
+
+def test_the_token_is_the_message_received_but_never_sent(drift_scenario: Scenario) -> None:
+    feedback = check_orphan_message(run_scenario(drift_scenario), "token")
+    assert isinstance(feedback, Feedback) and feedback.ok
+    assert "got-token" in feedback.message and "after P1 recorded" in feedback.message
+
+
+def test_naming_the_receive_event_instead_of_the_message_gets_a_hint(
+    drift_scenario: Scenario,
+) -> None:
+    feedback = check_orphan_message(run_scenario(drift_scenario), "got-token")
+    assert not feedback.ok
+    assert "named after the event that sends it" in feedback.hint
+
+
+@pytest.mark.parametrize("answer", ["a2", "b3", "tokens"])
+def test_an_event_or_a_made_up_name_is_not_a_message(drift_scenario: Scenario, answer: str) -> None:
+    feedback = check_orphan_message(run_scenario(drift_scenario), answer)
+    assert not feedback.ok
+    assert "not a message of this run; its messages are token" in feedback.message
+
+
+def test_no_answer_yet_gets_a_hint_not_a_verdict(drift_scenario: Scenario) -> None:
+    for placeholder in (None, ...):
+        feedback = check_orphan_message(run_scenario(drift_scenario), placeholder)
+        assert not feedback.ok and feedback.message == "No answer yet." and feedback.hint
+
+
+@pytest.mark.parametrize(
+    ("rate", "consistent"), [(0.5, False), (0.7, False), (0.75, True), (1.0, True), (2.0, True)]
+)
+def test_p2s_clock_may_lag_only_until_the_token_arrives(
+    drift_scenario: Scenario, rate: float, consistent: bool
+) -> None:
+    # the token lands at step 4: P2 must read 3 by then, so its rate must be >= 3/4
+    sim = rerun_with_clocks(drift_scenario, rate={"P2": rate})
+    assert check_snapshot(sim, "clock").ok is consistent
+    assert sim.algorithm.rate == {"P1": 1.0, "P2": rate}  # P1 keeps its clock
+
+
+def test_on_a_consistent_clock_snapshot_there_is_no_orphan_to_name(
+    drift_scenario: Scenario,
+) -> None:
+    feedback = check_orphan_message(rerun_with_clocks(drift_scenario, rate={"P2": 1}), "token")
+    assert not feedback.ok and "consistent" in feedback.message
+
+
+def test_rerun_with_clocks_refuses_a_chandy_lamport_scenario() -> None:
+    worked = load_scenario(DRIFT.parent / "worked-example.json")
+    with pytest.raises(ValueError, match="clock snapshot"):
+        rerun_with_clocks(worked, rate={"P1": 1})
+
+
+# ------------------------------------------------------------- happens-before
+
+
+def test_the_small_execution_is_three_processes_with_named_events() -> None:
+    assert describe_execution(small_execution()).splitlines() == [
+        "P1: a1 · a2 (send to P2) · a3 (receive c2 from P3) · a4",
+        "P2: b1 · b2 (receive a2 from P1) · b3 (send to P3) · b4",
+        "P3: c1 · c2 (send to P1) · c3 (receive b3 from P2)",
+    ]
+
+
+def test_a_chain_of_messages_across_processes_orders_events() -> None:
+    sim = small_execution()
+    assert relation(sim, "a1", "c3") == "before"
+    assert relation(sim, "c3", "a1") == "after"
+    assert causal_chain(sim, "a1", "c3") == ["a1", "a2", "b2", "b3", "c3"]
+
+
+def test_events_in_time_order_with_no_chain_between_them_are_concurrent() -> None:
+    sim = small_execution()
+    assert event_index(sim, "b3") < event_index(sim, "a3")  # b3 came first in the run
+    assert relation(sim, "b3", "a3") == "concurrent"
+    assert causal_chain(sim, "b3", "a3") is None and causal_chain(sim, "a3", "b3") is None
+
+
+def test_an_unknown_event_name_lists_the_events() -> None:
+    with pytest.raises(ValueError, match="no event called 'z9'; the events are a1, c1, a2"):
+        event_index(small_execution(), "z9")
+
+
+RIGHT = {
+    ("a1", "c3"): "before",
+    ("b1", "c2"): "concurrent",
+    ("a3", "b3"): "concurrent",
+    ("c3", "b2"): "after",
+    ("b4", "c3"): "concurrent",
+}
+
+
+def test_the_right_relations_pass_and_each_is_explained() -> None:
+    feedback = check_relations(RIGHT)
+    assert feedback.ok
+    assert "All 5 right." in feedback.message
+    assert "a1 happens before c3: a1 → a2 → b2 → b3 → c3." in feedback.message
+    assert "a3 and b3 are concurrent" in feedback.message
+
+
+def test_calling_a_chain_concurrent_fails_with_a_hint_to_look_for_the_walk() -> None:
+    feedback = check_relations({**RIGHT, ("a1", "c3"): "concurrent"})
+    assert not feedback.ok
+    assert feedback.message == "4 of 5 right; (a1, c3) is not 'concurrent'."
+    assert "There is a walk from a1 to c3" in feedback.hint
+
+
+def test_taking_time_order_for_causality_fails_with_a_hint() -> None:
+    feedback = check_relations({**RIGHT, ("b1", "c2"): "after"})
+    assert not feedback.ok
+    assert "Coming first in time is not enough" in feedback.hint
+
+
+def test_getting_the_direction_wrong_fails() -> None:
+    feedback = check_relations({**RIGHT, ("c3", "b2"): "before"})
+    assert not feedback.ok and "There is a walk from b2 to c3" in feedback.hint
+
+
+def test_unanswered_pairs_and_unknown_words_are_named() -> None:
+    blank = check_relations(dict.fromkeys(RIGHT))
+    assert not blank.ok and "has no answer yet" in blank.message
+    assert "'before', 'after', 'concurrent'" in blank.hint
+    odd = check_relations({("a1", "c3"): "earlier"})
+    assert not odd.ok and "'earlier' is not one of" in odd.message
+    unknown = check_relations({("a1", "d1"): "before"})
+    assert not unknown.ok and "no event called 'd1'" in unknown.message
+    assert not check_relations({}).ok
+
+
+# ---------------------------------------------------------------------- cuts
+
+
+def test_a_receive_inside_with_its_send_outside_is_an_inconsistent_cut() -> None:
+    feedback = check_inconsistent_frontier({"P1": 1, "P2": 2, "P3": 0})
+    assert feedback.ok
+    assert "message a2 (sent by P1 at a2, received by P2 at b2)" in feedback.message
+
+
+def test_a_consistent_cut_is_not_accepted_as_inconsistent() -> None:
+    for frontier in ({"P1": 4, "P2": 4, "P3": 3}, {"P1": 0, "P2": 0, "P3": 0}):
+        feedback = check_inconsistent_frontier(frontier)
+        assert not feedback.ok and "consistent" in feedback.message
+        assert "leave its send outside" in feedback.hint
+
+
+def test_the_cut_must_be_broken_by_the_message_asked_for() -> None:
+    right = check_inconsistent_frontier({"P1": 3, "P2": 0, "P3": 1}, "c2")
+    assert right.ok
+    assert "message c2 (sent by P3 at c2, received by P1 at a3)" in right.message
+    other = check_inconsistent_frontier({"P1": 1, "P2": 2, "P3": 0}, "c2")
+    assert not other.ok
+    assert other.message == "Inconsistent, but because of a2, not c2."
+    assert "c2 is received at a3" in other.hint
+    whole = check_inconsistent_frontier({"P1": 4, "P2": 4, "P3": 3}, "c2")
+    assert not whole.ok and "consistent" in whole.message and "a3" in whole.hint
+
+
+def test_asking_for_a_message_the_run_does_not_have_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no message called 'a1'"):
+        check_inconsistent_frontier({"P1": 1, "P2": 2, "P3": 0}, "a1")
+
+
+def test_every_message_that_breaks_a_cut_is_listed() -> None:
+    sim = small_execution()
+    assert offending_messages(sim, {"P1": 1, "P2": 2, "P3": 3}) == ["a2", "b3"]
+    assert offending_messages(sim, {"P1": 4, "P2": 4, "P3": 3}) == []
+
+
+@pytest.mark.parametrize(
+    ("frontier", "says"),
+    [
+        (None, "No answer yet."),
+        ([1, 2, 0], "A frontier is a dict like"),
+        ({"P1": 1, "P2": 2}, "Say how many events of P3"),
+        ({"P1": 1, "P2": 2, "P3": 0, "P4": 0}, "P4: not a process"),
+        ({"P1": 5, "P2": 2, "P3": 0}, "P1's frontier must be a whole number from 0 to 4"),
+        ({"P1": True, "P2": 2, "P3": 0}, "P1's frontier must be a whole number"),
+        ({"P1": 1.0, "P2": 2, "P3": 0}, "P1's frontier must be a whole number"),
+    ],
+)
+def test_a_malformed_frontier_is_explained(frontier: object, says: str) -> None:
+    for feedback in (
+        check_inconsistent_frontier(frontier),
+        check_smallest_cut("c3", frontier),
+    ):
+        assert not feedback.ok and says in feedback.message
+
+
+def test_the_smallest_consistent_cut_around_an_event_is_its_vector_clock() -> None:
+    feedback = check_smallest_cut("c3", {"P1": 2, "P2": 3, "P3": 3})
+    assert feedback.ok and "(2, 3, 3)" in feedback.message
+
+
+def test_every_events_vector_clock_is_the_smallest_cut_that_contains_it() -> None:
+    sim = small_execution()
+    clocks = vector_clocks(sim.trace, sim.network.processes)
+    for i, action in sim.trace.app_actions():
+        vc = clocks[i]
+        assert vc is not None
+        frontier = dict(zip(sim.network.processes, vc, strict=True))
+        assert check_smallest_cut(action.label or "", frontier, sim).ok, action.label
+
+
+def test_a_bigger_consistent_cut_is_told_how_far_it_can_shrink() -> None:
+    feedback = check_smallest_cut("c3", {"P1": 4, "P2": 4, "P3": 3})
+    assert not feedback.ok
+    assert "not the smallest: it can shrink (P1 by 2, P2 by 1)" in feedback.message
+
+
+def test_an_inconsistent_answer_names_the_message_and_the_frontier_its_send_needs() -> None:
+    feedback = check_smallest_cut("c3", {"P1": 1, "P2": 3, "P3": 3})
+    assert not feedback.ok and "message a2" in feedback.message
+    assert "P1's frontier must be at least 2" in feedback.hint
+
+
+def test_a_cut_without_the_event_is_told_so() -> None:
+    feedback = check_smallest_cut("c3", {"P1": 2, "P2": 3, "P3": 2})
+    assert not feedback.ok
+    assert feedback.message == "c3 is not inside this cut: P3's frontier must be at least 3."

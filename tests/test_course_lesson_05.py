@@ -1,0 +1,169 @@
+"""Lesson 05's diagnosis of broken snapshots and its try-it check on the learner's run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from snapshotlib import Deliver, Network, Send, Simulator, StartSnapshot
+from snapshotlib.course.lesson_05 import (
+    MISSED,
+    RED_IN_WHITE,
+    RED_RECORDED,
+    check_breaking_run,
+    diagnose,
+    narrate,
+    tally,
+)
+from snapshotlib.formats.scenario import load_scenario, parse_scenario, run_scenario
+from snapshotlib.workloads import complete
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "examples" / "scenarios"
+
+OVERTAKING_MESSAGE = [
+    {"do": "snapshot", "at": "P1"},
+    {"do": "send", "from": "P1", "to": "P2", "label": "m"},
+    {"do": "deliver", "from": "P1", "to": "P2", "msg": "m", "label": "r"},
+]
+OVERTAKING_MARKER = [
+    {"do": "send", "from": "P1", "to": "P2", "label": "m"},
+    {"do": "snapshot", "at": "P1"},
+    {"do": "deliver", "from": "P1", "to": "P2", "marker": "s1"},
+]
+RECORDED_AS_IN_TRANSIT = [  # P2 records first; P1's red message overtakes P1's marker
+    {"do": "snapshot", "at": "P2"},
+    {"do": "deliver", "from": "P2", "to": "P1", "marker": "s1"},
+    {"do": "send", "from": "P1", "to": "P2", "label": "m"},
+    {"do": "deliver", "from": "P1", "to": "P2", "msg": "m", "label": "r"},
+]
+THREE_PROCESSES = [  # the message that breaks it goes from P2 to P3
+    {"do": "snapshot", "at": "P1"},
+    {"do": "deliver", "from": "P1", "to": "P2", "marker": "s1"},
+    {"do": "send", "from": "P2", "to": "P3", "label": "x"},
+    {"do": "deliver", "from": "P2", "to": "P3", "msg": "x", "label": "y"},
+    {"do": "run"},
+]
+
+
+# ------------------------------------------------------------------ diagnosis
+
+
+def test_the_hand_written_break_is_a_red_message_accepted_in_a_white_action():
+    found = diagnose(run_scenario(load_scenario(SCENARIOS / "non-fifo-breaks.json")))
+    assert found is not None
+    assert (found.kind, found.message, found.channel) == (RED_IN_WHITE, "late", "P1->P2")
+    assert "overtook the marker on P1->P2" in found.explanation
+
+
+def test_a_marker_that_overtakes_a_white_message_loses_it():
+    sim = run_scenario(load_scenario(SCENARIOS / "05-marker-overtakes-message.json"))
+    found = diagnose(sim)
+    assert found is not None
+    assert (found.kind, found.message) == (MISSED, "early")
+    assert "no recorded state holds it" in found.explanation
+
+
+def test_a_right_snapshot_has_nothing_to_diagnose():
+    assert diagnose(run_scenario(load_scenario(SCENARIOS / "worked-example.json"))) is None
+
+
+def test_a_red_message_that_reaches_a_recording_process_before_the_marker_is_counted_twice():
+    found = diagnose(run_scenario(_scenario(RECORDED_AS_IN_TRANSIT)))
+    assert found is not None
+    assert (found.kind, found.message, found.channel) == (RED_RECORDED, "m", "P1->P2")
+
+
+def test_fifo_runs_never_break_and_non_fifo_runs_break_in_all_three_ways():
+    assert tally(complete(3, fifo=True), range(60), n_actions=5) == {"right": 60}
+    counts = tally(complete(3, fifo=False), range(60), n_actions=5)
+    assert counts["right"] > 0
+    assert all(counts[kind] > 0 for kind in (RED_IN_WHITE, RED_RECORDED, MISSED)), counts
+
+
+def test_the_commentary_replays_a_run_without_changing_it():
+    sim = run_scenario(load_scenario(SCENARIOS / "non-fifo-breaks.json"))
+    before = sim.time
+    lines = narrate(sim)
+    assert sim.time == before == len(lines)
+    assert lines[0].startswith(
+        "[1] P1 starts snapshot s1: it records its state (no events yet; state 2)"
+    )
+    assert "delivers message late to P2 as event early-receive. P2 has not recorded yet" in lines[2]
+
+
+# ------------------------------------------------------------------ the try-it
+
+
+def _scenario(steps):
+    doc = {"processes": ["P1", "P2"], "fifo": False, "steps": [*steps, {"do": "run"}]}
+    return parse_scenario(doc)
+
+
+@pytest.mark.parametrize("steps", [OVERTAKING_MESSAGE, THREE_PROCESSES])
+def test_a_run_where_a_message_overtakes_the_marker_breaks_and_the_message_is_named(steps):
+    fb = check_breaking_run(steps)
+    assert fb.ok
+    assert RED_IN_WHITE in fb.message
+    name = steps[-2 if steps[-1]["do"] == "run" else -1]["msg"]
+    assert f"Message {name} " in fb.message
+
+
+def test_the_try_it_can_ask_for_the_message_to_go_from_p2_to_p3():
+    assert check_breaking_run(THREE_PROCESSES, channel="P2->P3").ok
+    fb = check_breaking_run(OVERTAKING_MESSAGE, channel="P2->P3")
+    assert not fb.ok
+    assert "travels on P1->P2, not on P2->P3" in fb.message
+    assert "Make P2 record first" in fb.hint
+
+
+def test_a_run_where_the_marker_overtakes_a_message_breaks_too():
+    fb = check_breaking_run(OVERTAKING_MARKER)
+    assert fb.ok and MISSED in fb.message and "Message m " in fb.message
+
+
+def test_a_run_where_a_red_message_is_recorded_in_transit_breaks_too():
+    fb = check_breaking_run(RECORDED_AS_IN_TRANSIT, kind=RED_RECORDED)
+    assert fb.ok and RED_RECORDED in fb.message and "Message m " in fb.message
+
+
+def test_asking_for_one_kind_of_break_rejects_the_other_with_a_hint():
+    fb = check_breaking_run(OVERTAKING_MARKER, kind=RED_IN_WHITE)
+    assert not fb.ok
+    assert "breaks, but as a white message missed" in fb.message
+    assert "overtake a marker" in fb.hint
+
+
+def test_a_run_that_does_not_break_says_so_and_hints_at_overtaking():
+    fb = check_breaking_run(
+        [{"do": "snapshot", "at": "P1"}, {"do": "send", "from": "P1", "to": "P2"}]
+    )
+    assert not fb.ok
+    assert "is right" in fb.message
+    assert "overtake a marker" in fb.hint
+
+
+def test_no_answer_no_snapshot_and_fifo_channels_each_get_their_hint():
+    assert "No run yet" in check_breaking_run(None).message
+    assert "no snapshot" in check_breaking_run([{"do": "internal", "at": "P1"}]).message
+    fifo = {"processes": ["P1", "P2"], "fifo": True, "steps": OVERTAKING_MESSAGE[:2]}
+    fb = check_breaking_run(fifo)
+    assert not fb.ok and "FIFO" in fb.message and "'fifo': False" in fb.hint
+
+
+def test_a_step_that_cannot_be_played_is_named():
+    fb = check_breaking_run([{"do": "deliver", "from": "P1", "to": "P2", "msg": "nope"}])
+    assert not fb.ok
+    assert "step 1" in fb.message and "'nope' is not in flight" in fb.message
+
+
+def test_a_run_built_in_the_explorer_is_checked_without_changing_it():
+    net = Network(["P1", "P2"], fifo=False)
+    sim = Simulator(net, "tokens", {"P1": 2})
+    sim.step(StartSnapshot("P1", "s1"))
+    sim.step(Send("P1", "P2", 1, label="late"))
+    sim.step(Deliver(net.channel("P1", "P2"), sim.in_flight("P1->P2")[-1]))
+    before = sim.time
+    fb = check_breaking_run(sim)
+    assert fb.ok and "Message late " in fb.message
+    assert sim.time == before  # the learner's run is replayed, not finished in place
