@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
+from support import whole
 
 from snapshotlib import Deliver, Internal, Network, Send, Simulator
 from snapshotlib.checks import check_commutation, check_snapshot
@@ -90,19 +91,6 @@ def runs(draw: Callable[..., Any], fifo: bool = True, max_actions: int = 120) ->
         p_send=draw(st.sampled_from([0.3, 0.7, 1.0])),
         tokens=tuple(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))),
         fifo=fifo,
-    )
-
-
-def whole(sim: Simulator) -> tuple[Any, ...]:
-    """Everything observable about a run: trace, states, queues and snapshots."""
-    t = sim.trace
-    return (
-        list(t.actions),
-        list(t.messages),
-        list(t.received_by),
-        dict(sim.states),
-        [list(q) for q in sim.queues],
-        sim.snapshots(),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support import whole
 
 from snapshotlib import (
     ActionError,
@@ -24,19 +25,6 @@ from snapshotlib import (
     make_scheduler,
 )
 from snapshotlib.trace import APP, MARKER, NOT_RECEIVED
-
-
-def whole(sim: Simulator):
-    """Everything a learner can observe: the whole trace, states, queues, snapshots."""
-    t = sim.trace
-    return (
-        list(t.actions),
-        list(t.messages),
-        list(t.received_by),
-        dict(sim.states),
-        [list(q) for q in sim.queues],
-        sim.snapshots(),
-    )
 
 
 def two(app="tokens", fifo=True, **initial):
