@@ -24,6 +24,17 @@ def figure_widget(fig: go.Figure) -> go.FigureWidget:
     return go.FigureWidget(fig)
 
 
+def widget_bundle(widget: Any, what: str, **kwargs: Any) -> dict[str, Any]:
+    """A widget's display bundle whose plain-text part reads well where widgets cannot run.
+
+    A notebook viewed without a kernel shows the ``text/plain`` part: say what the widget
+    is rather than print its tree of children.
+    """
+    bundle = dict(widget._repr_mimebundle_(**kwargs))
+    bundle["text/plain"] = f"[{what}: an interactive widget; run the notebook to use it]"
+    return bundle
+
+
 def delivery_label(sim: Simulator, action: Deliver) -> str:
     """What a delivery button says: the channel and what arrives on it."""
     i = sim.network.channel_index(action.channel)

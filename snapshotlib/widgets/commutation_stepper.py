@@ -13,7 +13,7 @@ from ..colouring import colouring, snapshot_state
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
 from ..viz import commutation_figure, commutation_spec, update_in_place
-from .common import figure_widget
+from .common import figure_widget, widget_bundle
 
 #: executions with more inversions than this are summarised, not animated
 MAX_SWAPS = 400
@@ -69,7 +69,7 @@ class CommutationStepper:
         self.refresh()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        return widget_bundle(self.widget, "CommutationStepper", **kwargs)
 
     def go(self, done: int) -> None:
         """Show the arrangement after ``done`` swaps (clamped to the available range)."""

@@ -13,7 +13,7 @@ from ..checks.cut import CutResult, check_frontier, cut_limits
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
 from ..viz import spacetime_figure, spacetime_spec, update_in_place
-from .common import figure_widget
+from .common import figure_widget, widget_bundle
 
 
 class CutChecker:
@@ -49,7 +49,7 @@ class CutChecker:
         self.refresh()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        return widget_bundle(self.widget, "CutChecker", **kwargs)
 
     @property
     def frontier(self) -> dict[str, int]:

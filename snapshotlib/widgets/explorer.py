@@ -27,7 +27,7 @@ from ..viz import (
     spacetime_spec,
     update_in_place,
 )
-from .common import delivery_label, figure_widget, state_table_html
+from .common import delivery_label, figure_widget, state_table_html, widget_bundle
 
 #: above this many deliveries, buttons give way to a drop-down list
 MAX_BUTTONS = 24
@@ -182,7 +182,7 @@ class Explorer:
         self.status.add_class("explorer-status")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        return widget_bundle(self.widget, "Explorer", **kwargs)
 
     # -------------------------------------------------------------- actions
     def take(self, action: Action) -> bool:
