@@ -7,6 +7,7 @@
 #   make lab     JupyterLab on notebooks/ (installs ".[lab,dev]")
 #   make bench   run every benchmarks/bench_*.py
 #   make notebooks  re-run the lessons, storing their outputs (no widget state)
+#   make exercises  regenerate exercises/ from solutions/ (otter assign; autograder zips in build/autograder)
 #   make format  ruff format + ruff check --fix
 #   make clean   remove caches and build artefacts (distclean: the venv too)
 
@@ -63,7 +64,7 @@ $(LAB_STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[lab,dev]"
 	touch $@ $(DEV_STAMP)
 
-.PHONY: help env lab-env lint test lab bench notebooks format clean distclean FORCE
+.PHONY: help env lab-env lint test lab bench notebooks exercises format clean distclean FORCE
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -101,6 +102,9 @@ bench: $(LAB_STAMP)
 
 notebooks: $(LAB_STAMP)
 	$(PYTHON) tools/run_notebooks.py
+
+exercises: $(DEV_STAMP)
+	$(PYTHON) tools/make_exercises.py
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff format $(LINT_PATHS)

@@ -1,0 +1,209 @@
+"""The graded exercises: exercises/ is generated from solutions/, leaks nothing, grades right.
+
+Each check runs ``otter assign`` or ``otter run`` (a few seconds each), so the module is
+marked slow. Without otter-grader (the ``grading`` extra) it is skipped locally and
+fails under CI, which must not skip.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+EXERCISES = ROOT / "exercises"
+NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9]*.ipynb"))
+
+pytestmark = pytest.mark.slow
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_otter() -> None:
+    if importlib.util.find_spec("otter") is None:
+        reason = "needs otter-grader (pip install -e '.[grading]')"
+        if _in_ci():
+            pytest.fail(f"{reason}; CI is set, so exercise tests may not be skipped", pytrace=False)
+        pytest.skip(reason)
+
+
+def _tool() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "make_exercises", ROOT / "tools/make_exercises.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
+    """Every exercise regenerated into a scratch directory: student notebook, autograder
+    zip and otter's autograder notebook (the solution with every test)."""
+    tool = _tool()
+    out: dict[str, dict[str, Path]] = {}
+    for name in NAMES:
+        work = tmp_path_factory.mktemp(name)
+        student, zipped = tool.make_exercise(
+            SOLUTIONS / f"{name}.ipynb", work / "exercises", work / "autograder", run_tests=False
+        )
+        tool.assign(SOLUTIONS / f"{name}.ipynb", work / "dist", run_tests=False)
+        out[name] = {
+            "student": student,
+            "zip": zipped,
+            "solution": work / "dist" / "autograder" / f"{name}.ipynb",
+        }
+    return out
+
+
+def otter_run(notebook: Path, autograder: Path, workdir: Path) -> dict[str, float]:
+    """Grade ``notebook`` with ``otter run`` (no Docker); score per question."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "otter", "run", "-a", str(autograder), "-o", str(workdir),
+         str(notebook)],
+        capture_output=True, text=True, cwd=workdir, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((workdir / "results.json").read_text())
+    return {t["name"]: t["score"] for t in results["tests"] if "score" in t}
+
+
+def solution_lines(name: str) -> list[str]:
+    """The distinctive lines of a solution notebook's answers: inside ``# BEGIN SOLUTION``
+    ... ``# END SOLUTION`` comment blocks, and lines marked ``# SOLUTION``."""
+    nb = json.loads((SOLUTIONS / f"{name}.ipynb").read_text())
+    lines = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        inside = False
+        for line in "".join(cell["source"]).splitlines():
+            if re.match(r"\s*# END SOLUTION", line):
+                inside = False
+            elif re.match(r"\s*# BEGIN SOLUTION", line):
+                inside = True
+            elif inside or re.search(r"# SOLUTION\s*$", line):
+                line = re.sub(r"\s*# SOLUTION\s*$", "", line).strip()
+                if len(line) > 12 and line not in ("return None",):
+                    lines.append(line)
+    return lines
+
+
+def test_there_are_exercises() -> None:
+    assert NAMES, "no solutions/NN_*.ipynb"
+    assert sorted(p.stem for p in EXERCISES.glob("*.ipynb")) == NAMES, (
+        "exercises/ and solutions/ hold different notebooks: run `make exercises`"
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_exercise_is_up_to_date_with_its_solution(
+    name: str, built: dict[str, dict[str, Path]]
+) -> None:
+    committed = json.loads((EXERCISES / f"{name}.ipynb").read_text())
+    fresh = json.loads(built[name]["student"].read_text())
+    assert committed == fresh, f"exercises/{name}.ipynb is stale: run `make exercises`"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_solution_or_hidden_test_under_exercises(
+    name: str, built: dict[str, dict[str, Path]]
+) -> None:
+    hidden = _tool().hidden_test_names(built[name]["zip"])
+    secrets = solution_lines(name)
+    assert hidden and secrets, "nothing to look for: the search would prove nothing"
+    for path in EXERCISES.rglob("*"):
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        for line in secrets:
+            assert line not in text and json.dumps(line)[1:-1] not in text, (
+                f"{path.relative_to(ROOT)} holds solution line {line!r}"
+            )
+        for test in hidden:
+            assert test not in text, f"{path.relative_to(ROOT)} holds hidden test {test}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solution_scores_full_marks(
+    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    scores = otter_run(built[name]["solution"], built[name]["zip"], tmp_path)
+    assert scores == FULL_MARKS[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unmodified_exercise_scores_zero(
+    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    scores = otter_run(EXERCISES / f"{name}.ipynb", built[name]["zip"], tmp_path)
+    assert scores == dict.fromkeys(FULL_MARKS[name], 0.0)
+
+
+# ------------------------------------------------------------- wrong submissions
+
+FULL_MARKS = {
+    "01_is_this_cut_consistent": {"q1": 7.0, "q2": 3.0},
+}
+
+#: Hand-made wrong answers: (question's answer-cell start, replacement source), and the
+#: scores they must get.
+WRONG = {
+    "01_is_this_cut_consistent": (
+        {
+            # Names the receive event instead of the message: verdicts right (public 1 +
+            # hidden 2 points), names wrong.
+            "def offending_message": """
+def offending_message(trace, frontier):
+    inside = set()
+    for process, count in frontier.items():
+        inside.update(trace.process_actions(process)[:count])
+    for index in sorted(inside):
+        action = trace.actions[index]
+        if action.kind == "receive" and trace.messages[action.message].sent_by not in inside:
+            return trace.action_name(index)
+    return None
+""",
+            # Contains c3 but is not the smallest: the public test passes, the hidden fails.
+            "smallest_cut_with_c3": 'smallest_cut_with_c3 = {"P1": 4, "P2": 4, "P3": 3}\n',
+        },
+        {"q1": 3.0, "q2": 1.0},
+    ),
+}
+
+
+def fill_in(exercise: Path, answers: dict[str, str], out: Path) -> Path:
+    nb = json.loads(exercise.read_text())
+    used = set()
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        for start, answer in answers.items():
+            if cell["cell_type"] == "code" and source.startswith(start):
+                cell["source"] = answer.strip("\n")
+                used.add(start)
+    assert used == set(answers), f"no answer cell starts with {set(answers) - used}"
+    out.write_text(json.dumps(nb))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_submission_gets_partial_credit(
+    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    answers, expected = WRONG[name]
+    submission = fill_in(EXERCISES / f"{name}.ipynb", answers, tmp_path / f"{name}.ipynb")
+    assert otter_run(submission, built[name]["zip"], tmp_path / "run") == expected
