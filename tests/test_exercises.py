@@ -143,7 +143,7 @@ def test_solution_scores_full_marks(
     name: str, built: dict[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     scores = otter_run(built[name]["solution"], built[name]["zip"], tmp_path)
-    assert scores == FULL_MARKS[name]
+    assert scores == expected(name)["full_marks"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -151,39 +151,18 @@ def test_unmodified_exercise_scores_zero(
     name: str, built: dict[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     scores = otter_run(EXERCISES / f"{name}.ipynb", built[name]["zip"], tmp_path)
-    assert scores == dict.fromkeys(FULL_MARKS[name], 0.0)
+    assert scores == dict.fromkeys(expected(name)["full_marks"], 0.0)
 
 
-# ------------------------------------------------------------- wrong submissions
+# ------------------------------------------------------------- expectations
+#
+# solutions/NN_name.expected.json says what each exercise must score: full marks per
+# question, and a hand-made wrong submission (answer cells replaced, matched by how
+# they start) with the partial scores it must get and why.
 
-FULL_MARKS = {
-    "01_is_this_cut_consistent": {"q1": 7.0, "q2": 3.0},
-}
 
-#: Hand-made wrong answers: (question's answer-cell start, replacement source), and the
-#: scores they must get.
-WRONG = {
-    "01_is_this_cut_consistent": (
-        {
-            # Names the receive event instead of the message: verdicts right (public 1 +
-            # hidden 2 points), names wrong.
-            "def offending_message": """
-def offending_message(trace, frontier):
-    inside = set()
-    for process, count in frontier.items():
-        inside.update(trace.process_actions(process)[:count])
-    for index in sorted(inside):
-        action = trace.actions[index]
-        if action.kind == "receive" and trace.messages[action.message].sent_by not in inside:
-            return trace.action_name(index)
-    return None
-""",
-            # Contains c3 but is not the smallest: the public test passes, the hidden fails.
-            "smallest_cut_with_c3": 'smallest_cut_with_c3 = {"P1": 4, "P2": 4, "P3": 3}\n',
-        },
-        {"q1": 3.0, "q2": 1.0},
-    ),
-}
+def expected(name: str) -> dict[str, Any]:
+    return json.loads((SOLUTIONS / f"{name}.expected.json").read_text())  # type: ignore[no-any-return]
 
 
 def fill_in(exercise: Path, answers: dict[str, str], out: Path) -> Path:
@@ -200,10 +179,10 @@ def fill_in(exercise: Path, answers: dict[str, str], out: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", NAMES)
 def test_wrong_submission_gets_partial_credit(
     name: str, built: dict[str, dict[str, Path]], tmp_path: Path
 ) -> None:
-    answers, expected = WRONG[name]
-    submission = fill_in(EXERCISES / f"{name}.ipynb", answers, tmp_path / f"{name}.ipynb")
-    assert otter_run(submission, built[name]["zip"], tmp_path / "run") == expected
+    wrong = expected(name)["wrong_submission"]
+    submission = fill_in(EXERCISES / f"{name}.ipynb", wrong["answers"], tmp_path / f"{name}.ipynb")
+    assert otter_run(submission, built[name]["zip"], tmp_path / "run") == wrong["scores"]
