@@ -89,8 +89,11 @@ test: $(LAB_STAMP)
 	$(run_lint)
 	$(PYTHON) -m pytest
 
+# JupyterLab refuses to run as root unless told; containers and CI machines often are root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(LAB_STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
 bench: $(LAB_STAMP)
 	@set -e; \
