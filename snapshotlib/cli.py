@@ -145,6 +145,48 @@ def cmd_cos418(args: argparse.Namespace) -> int:
     return 0
 
 
+def _find_autograder(exercise: str) -> tuple[str, Path]:
+    """The exercise's name and autograder zip, from ``N`` or ``NN_name``."""
+    root = Path(__file__).resolve().parents[1]
+    prefix = f"{int(exercise):02d}_" if exercise.isdigit() else exercise
+    for base in (Path.cwd(), root):
+        zips = sorted((base / "build" / "autograder").glob(f"{prefix}*.zip"))
+        if zips:
+            return zips[0].stem, zips[0]
+    known = sorted(p.stem for base in (Path.cwd(), root)
+                   for p in (base / "solutions").glob(f"{prefix}*.ipynb"))  # fmt: skip
+    if not known:
+        raise UsageError(f"no exercise {exercise} (no solutions/{prefix}*.ipynb)")
+    raise UsageError(
+        f"no autograder zip built for {known[0]} (build/autograder/{known[0]}.zip): "
+        "run `make exercises`"
+    )
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from .grading import GradingError, grade, text_report, write_html_report
+
+    folder = Path(args.submissions)
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: no such folder")
+    if args.timeout <= 0 or args.memory_mb < 256:
+        raise UsageError("--timeout must be > 0 and --memory-mb at least 256")
+    name, zipped = _find_autograder(args.exercise)
+    root = Path(__file__).resolve().parents[1]
+    hide = [root / "solutions", zipped.parent]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        book = grade(folder, name, out, autograder=zipped, timeout=args.timeout,
+                     memory_mb=args.memory_mb, jobs=args.jobs, hide=hide)  # fmt: skip
+    except GradingError as e:
+        raise UsageError(str(e)) from None
+    print(text_report(book))
+    html = write_html_report(book, out.with_name(f"{out.stem}-report.html"))
+    print(f"\nwrote {out} and {html}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="snapshotlib",
@@ -175,6 +217,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the random delays (default 0)")
     p.add_argument("--out", default=".", help="folder for the .snap files (default: .)")
     p.set_defaults(func=cmd_cos418)
+
+    p = sub.add_parser("grade", help="grade a folder of submitted notebooks with otter run")
+    p.add_argument("submissions", help="folder of submitted .ipynb files")
+    p.add_argument("--exercise", required=True, help="exercise number (1) or name")
+    p.add_argument("--out", required=True, help="gradebook CSV; the HTML report goes next to it")
+    p.add_argument("--timeout", type=float, default=300, help="seconds per submission (300)")
+    p.add_argument("--memory-mb", type=int, default=2048, help="memory per process (2048)")
+    p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (1)")
+    p.set_defaults(func=cmd_grade)
     return parser
 
 

@@ -1,0 +1,378 @@
+"""Run ``otter run`` on untrusted submissions, one child process each.
+
+Each submission is copied into its own scratch directory and graded by
+``python -c WRAPPER otter run -a ZIP -o results submission.ipynb`` with ``cwd`` there,
+a new session (the whole process group is killed on the wall-clock limit), resource
+limits (``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE``, no core files) and a minimal
+environment whose ``HOME`` and ``TMPDIR`` are inside the scratch directory, so otter's
+temporary ``autograder/`` folder and anything the submission writes to relative paths or
+``TMPDIR`` stay there. The wrapper only sets nbclient's per-cell timeout with
+``interrupt_on_timeout``, so a cell that loops is interrupted and the run goes on.
+
+When run as root on Linux, each child also gets a private mount namespace in which every
+mount is read-only except the scratch directory, selected paths (``hide``) are covered
+by an empty directory, and the child then drops to the ``nobody`` user (so it cannot undo
+the mounts). See :data:`CONTAINMENT` for what this does and does not prevent.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import ctypes
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .gradebook import Gradebook, SubmissionResult, TestScore
+
+CONTAINMENT = """\
+contained: wall-clock time (process group killed), CPU time, address space, file size,
+core files; relative-path writes and TMPDIR/HOME writes (inside the scratch folder);
+as root: every other write (all mounts read-only in a private mount namespace, uid
+nobody), reading the paths given as `hide`.
+not contained: reading the hidden tests (otter runs them in the submission's kernel,
+from ../source/tests), tampering with otter in that kernel to report other scores
+(scores are clamped to each test's points), reading other world-readable files, network.
+without root: writes to absolute paths the grading user may write are NOT contained."""
+
+CELL_TIMEOUT_MARK = "SNAPSHOTLIB-CELL-TIMEOUT"
+
+# Run otter's CLI with nbclient's per-cell timeout set and interrupting on timeout.
+_WRAPPER = f"""
+import sys
+from nbclient import NotebookClient
+NotebookClient.class_traits()["timeout"].default_value = int(sys.argv[1])
+NotebookClient.class_traits()["interrupt_on_timeout"].default_value = True
+_orig = NotebookClient._async_handle_timeout
+async def _handle(self, timeout, cell=None):
+    print({CELL_TIMEOUT_MARK!r}, file=sys.__stderr__, flush=True)
+    return await _orig(self, timeout, cell)
+NotebookClient._async_handle_timeout = _handle
+from otter.cli import cli
+sys.argv = ["otter"] + sys.argv[2:]
+cli()
+"""
+
+
+class GradingError(ValueError):
+    """Bad input to :func:`grade` (no submissions, no autograder zip...)."""
+
+
+def autograder_tests(autograder: str | Path) -> dict[str, float]:
+    """``{test name: points}`` of the tests in an autograder zip (``tests/NAME.py``)."""
+    tests: dict[str, float] = {}
+    try:
+        with zipfile.ZipFile(autograder) as z:
+            for member in sorted(z.namelist()):
+                m = re.fullmatch(r"tests/([^/]+)\.py", member)
+                if not m:
+                    continue
+                source = z.read(member).decode()
+                points = re.search(r"^points\s*=\s*(.+)$", source, re.M)
+                value = ast.literal_eval(points.group(1)) if points else 1
+                tests[m.group(1)] = float(sum(value) if isinstance(value, list) else value)
+    except (OSError, zipfile.BadZipFile, SyntaxError, ValueError) as e:
+        raise GradingError(f"{autograder}: not an otter autograder zip ({e})") from None
+    if not tests:
+        raise GradingError(f"{autograder}: holds no tests/*.py")
+    return tests
+
+
+# ----------------------------------------------------------------- containment
+
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+
+
+@dataclass(frozen=True)
+class _Jail:
+    """What the child does before exec, all prepared in the parent (no imports or
+    allocation-heavy work after fork)."""
+
+    scratch: bytes
+    mounts: tuple[bytes, ...]
+    hide: tuple[tuple[bytes, bytes], ...]  # (empty dir, path to cover)
+    root_fix: tuple[bytes, bytes, bytes] | None  # (pyenv-like dir, its stand-in, /root)
+    uid: int
+    gid: int
+
+
+def _mount_points() -> list[str]:
+    points = []
+    with open("/proc/self/mountinfo", encoding="utf-8") as f:
+        for line in f:
+            point = line.split()[4].encode().decode("unicode_escape")
+            points.append(point)
+    return points
+
+
+def _prepare_jail(scratch: Path, hide: Sequence[Path]) -> _Jail | None:
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        return None
+    try:
+        import pwd
+
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        return None
+    keep = ("/proc", "/sys", "/dev")
+    s = str(scratch)
+    mounts = tuple(
+        m.encode() for m in _mount_points()
+        if not m.startswith(keep) and not (m == s or m.startswith(s + "/"))
+    )  # fmt: skip
+    empty = scratch / ".hidden"
+    empty.mkdir(mode=0o555, exist_ok=True)
+    hidden = tuple((bytes(empty), bytes(Path(p).resolve())) for p in hide if Path(p).exists())
+    # nobody must reach the interpreter: if a parent of it is closed (e.g. /root is 0700),
+    # cover that parent with an open stand-in holding only the interpreter's tree
+    root_fix = None
+    base = Path(os.path.realpath(sys.executable)).parent
+    for parent in [base, *base.parents]:
+        if parent.parent == parent:
+            break
+        if not os.stat(parent).st_mode & 0o001 and parent.parent != parent:
+            child = base.relative_to(parent).parts[0]
+            stand_in = scratch / ".root"
+            (stand_in / child).mkdir(parents=True, exist_ok=True)
+            os.chmod(stand_in, 0o755)
+            root_fix = (bytes(parent / child), bytes(stand_in / child), bytes(parent))
+            break
+    return _Jail(bytes(scratch), mounts, hidden, root_fix, nobody.pw_uid, nobody.pw_gid)
+
+
+def _preexec(
+    memory_mb: int, cpu_seconds: int, fsize_mb: int, jail: _Jail | None
+) -> Callable[[], None]:
+    libc = ctypes.CDLL(None, use_errno=True) if jail else None
+
+    def check(rc: int, what: str) -> None:
+        if rc != 0:
+            raise OSError(ctypes.get_errno(), what)
+
+    def apply() -> None:
+        mem = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        size = fsize_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if jail is None or libc is None:
+            return
+        check(libc.unshare(_CLONE_NEWNS), "unshare")
+        check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "private /")
+        check(libc.mount(jail.scratch, jail.scratch, None, _MS_BIND, None), "bind scratch")
+        if jail.root_fix:
+            real, stand_in, closed = jail.root_fix
+            check(libc.mount(real, stand_in, None, _MS_BIND | _MS_REC, None), "bind")
+            check(
+                libc.mount(os.path.dirname(stand_in), closed, None, _MS_BIND | _MS_REC, None),
+                "cover",
+            )
+        for empty, path in jail.hide:
+            check(libc.mount(empty, path, None, _MS_BIND, None), "hide")
+        for point in jail.mounts:
+            flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
+            libc.mount(None, point, None, flags, None)  # some (e.g. overlay lower) may refuse
+        libc.mount(None, b"/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY, None)
+        if jail.root_fix:
+            libc.mount(None, jail.root_fix[2], None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY, None)
+        resource.setrlimit(resource.RLIMIT_NPROC, (256, 256))
+        os.setgroups([])
+        os.setgid(jail.gid)
+        os.setuid(jail.uid)
+
+    return apply
+
+
+def _chown_tree(path: Path, uid: int, gid: int) -> None:
+    os.chown(path, uid, gid)
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
+
+
+# ----------------------------------------------------------------- grading
+
+
+@dataclass
+class _Job:
+    name: str
+    scratch: Path
+    proc: subprocess.Popen[bytes]
+    log: Path
+    started: float
+
+
+def _start(
+    submission: Path, autograder: Path, scratch: Path, *, cell_timeout: int,
+    memory_mb: int, cpu_seconds: int, fsize_mb: int, hide: Sequence[Path], contain: bool,
+) -> _Job:  # fmt: skip
+    scratch.mkdir(parents=True)
+    for sub in ("home", "tmp", "results"):
+        (scratch / sub).mkdir()
+    shutil.copyfile(submission, scratch / "submission.ipynb")
+    shutil.copyfile(autograder, scratch / "autograder.zip")
+    jail = _prepare_jail(scratch, hide) if contain else None
+    if jail:
+        _chown_tree(scratch, jail.uid, jail.gid)
+        os.chmod(scratch, 0o700)
+    env = {
+        "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(scratch / "home"),
+        "TMPDIR": str(scratch / "tmp"),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLBACKEND": "Agg",
+        "JUPYTER_PLATFORM_DIRS": "1",
+    }
+    log = scratch.parent / f"{scratch.name}.log"
+    cmd = [sys.executable, "-c", _WRAPPER, str(cell_timeout), "run", "-a", "autograder.zip",
+           "-o", "results", "--no-logo", "submission.ipynb"]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=_preexec(memory_mb, cpu_seconds, fsize_mb, jail),
+        )  # fmt: skip
+    return _Job(submission.name, scratch, proc, log, time.monotonic())
+
+
+def _kill(job: _Job) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(job.proc.pid, signal.SIGKILL)
+    job.proc.wait()
+
+
+def _collect(job: _Job, tests: dict[str, float], timed_out: bool) -> SubmissionResult:
+    seconds = time.monotonic() - job.started
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(job.proc.pid, signal.SIGKILL)  # the kernel may have left processes behind
+    output = job.log.read_text(errors="replace")
+    cell_timeouts = output.count(CELL_TIMEOUT_MARK)
+    code = job.proc.returncode
+    got: dict[str, float] = {}
+    results = job.scratch / "results" / "results.json"
+    if timed_out:
+        status = "timeout"
+    elif code == -signal.SIGXCPU or (code == -signal.SIGKILL and "SIGXCPU" in output):
+        status = "cpu-limit"
+    elif code != 0 or not results.is_file():
+        status = "memory" if "MemoryError" in output else "crashed"
+    else:
+        status = "ok"
+        try:
+            for t in json.loads(results.read_text())["tests"]:
+                if t.get("name") in tests and isinstance(t.get("score"), (int, float)):
+                    got[t["name"]] = float(t["score"])
+        except (ValueError, KeyError, TypeError):
+            status = "crashed"
+    scores = tuple(
+        TestScore(name, min(max(got.get(name, 0.0), 0.0), points), points)
+        for name, points in tests.items()
+    )  # the submission runs where it could forge results.json: clamp to the test's points
+    detail = "" if status == "ok" else "\n".join(output.strip().splitlines()[-15:])
+    return SubmissionResult(job.name, status, scores, round(seconds, 2), cell_timeouts, detail)
+
+
+def grade(
+    submissions_dir: str | Path,
+    exercise: str,
+    out_csv: str | Path | None = None,
+    *,
+    autograder: str | Path | None = None,
+    timeout: float = 300,
+    memory_mb: int = 2048,
+    cell_timeout: int | None = None,
+    fsize_mb: int = 64,
+    jobs: int = 1,
+    hide: Sequence[str | Path] = (),
+    contain: bool = True,
+    workdir: str | Path | None = None,
+    keep: bool = False,
+) -> Gradebook:
+    """Grade every ``*.ipynb`` in ``submissions_dir`` against an otter autograder zip.
+
+    Parameters
+    ----------
+    submissions_dir : folder of submitted notebooks (not searched recursively)
+    exercise : exercise name, e.g. ``"01_is_this_cut_consistent"``
+    out_csv : where to write the gradebook (one row per submission and test, with totals)
+    autograder : the autograder zip (default ``build/autograder/{exercise}.zip``)
+    timeout : wall-clock seconds per submission; then its process group is killed
+    memory_mb : address-space limit of each process (otter and the kernel each)
+    cell_timeout : seconds per notebook cell before it is interrupted (default timeout/3)
+    jobs : submissions graded at once
+    hide : paths the submission must not read (root only: covered by an empty folder)
+    contain : use the mount namespace and uid ``nobody`` when running as root
+    workdir, keep : where the scratch folders go, and whether to keep them
+
+    Examples
+    --------
+    >>> grade("no/such/folder", "01")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    GradingError: no/such/folder: no such folder
+    """
+    folder = Path(submissions_dir)
+    if not folder.is_dir():
+        raise GradingError(f"{folder}: no such folder")
+    submissions = sorted(folder.glob("*.ipynb"))
+    if not submissions:
+        raise GradingError(f"{folder}: no *.ipynb submissions")
+    zipped = Path(autograder) if autograder else Path("build/autograder") / f"{exercise}.zip"
+    if not zipped.is_file():
+        raise GradingError(f"{zipped}: no autograder zip (run `make exercises`)")
+    tests = autograder_tests(zipped)
+    cell = cell_timeout or max(5, int(timeout / 3))
+    book = Gradebook(exercise, list(tests))
+    base = Path(tempfile.mkdtemp(prefix="snapshotlib-grade-", dir=workdir))
+    os.chmod(base, 0o711)
+    pending = list(enumerate(submissions))
+    running: list[tuple[int, _Job]] = []
+    done: dict[int, SubmissionResult] = {}
+    cpu = int(timeout) + 5
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, jobs):
+                i, sub = pending.pop(0)
+                job = _start(sub, zipped, base / f"{i:04d}", cell_timeout=cell, memory_mb=memory_mb,
+                             cpu_seconds=cpu, fsize_mb=fsize_mb, hide=[Path(h) for h in hide],
+                             contain=contain)  # fmt: skip
+                running.append((i, job))
+            time.sleep(0.1)
+            for i, job in list(running):
+                late = time.monotonic() - job.started > timeout
+                if job.proc.poll() is None and not late:
+                    continue
+                if late and job.proc.poll() is None:
+                    _kill(job)
+                done[i] = _collect(job, tests, timed_out=late and job.proc.returncode < 0)
+                running.remove((i, job))
+    finally:
+        for _, job in running:
+            _kill(job)
+        if not keep:
+            shutil.rmtree(base, ignore_errors=True)
+    book.results = [done[i] for i in sorted(done)]
+    if out_csv is not None:
+        book.to_csv(out_csv)
+    return book
+
+
+def grade_one(notebook: str | Path, autograder: str | Path, **kw: object) -> SubmissionResult:
+    """Grade a single notebook (see :func:`grade` for the keywords)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copyfile(notebook, Path(tmp) / Path(notebook).name)
+        return grade(tmp, Path(notebook).stem, autograder=autograder, **kw).results[0]  # type: ignore[arg-type]
