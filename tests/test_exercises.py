@@ -7,9 +7,7 @@ fails under CI, which must not skip.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -17,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import make_exercises_tool, require_otter
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -26,34 +25,16 @@ NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9]*.ipynb"))
 pytestmark = pytest.mark.slow
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _needs_otter() -> None:
-    if importlib.util.find_spec("otter") is None:
-        reason = "needs otter-grader (pip install -e '.[grading]')"
-        if _in_ci():
-            pytest.fail(f"{reason}; CI is set, so exercise tests may not be skipped", pytrace=False)
-        pytest.skip(reason)
-
-
-def _tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "make_exercises", ROOT / "tools/make_exercises.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    require_otter("exercise tests")
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
     """Every exercise regenerated into a scratch directory: student notebook, autograder
     zip and otter's autograder notebook (the solution with every test)."""
-    tool = _tool()
+    tool = make_exercises_tool()
     out: dict[str, dict[str, Path]] = {}
     for name in NAMES:
         work = tmp_path_factory.mktemp(name)
@@ -123,7 +104,7 @@ def test_exercise_is_up_to_date_with_its_solution(
 def test_no_solution_or_hidden_test_under_exercises(
     name: str, built: dict[str, dict[str, Path]]
 ) -> None:
-    hidden = _tool().hidden_test_names(built[name]["zip"])
+    hidden = make_exercises_tool().hidden_test_names(built[name]["zip"])
     secrets = solution_lines(name)
     assert hidden and secrets, "nothing to look for: the search would prove nothing"
     for path in EXERCISES.rglob("*"):

@@ -6,13 +6,13 @@ is marked slow. Without otter-grader it is skipped locally and fails under CI.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import make_exercises_tool, require_otter
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "01_is_this_cut_consistent"
@@ -24,27 +24,9 @@ Q1, Q2 = "def offending_message", "smallest_cut_with_c3"
 pytestmark = pytest.mark.slow
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _needs_otter() -> None:
-    if importlib.util.find_spec("otter") is None:
-        reason = "needs otter-grader (pip install -e '.[grading]')"
-        if _in_ci():
-            pytest.fail(f"{reason}; CI is set, so grading tests may not be skipped", pytrace=False)
-        pytest.skip(reason)
-
-
-def _tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "make_exercises", ROOT / "tools/make_exercises.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    require_otter("grading tests")
 
 
 def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
@@ -70,10 +52,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from snapshotlib.grading import grade
 
     work = tmp_path_factory.mktemp("grading")
-    student, zipped = _tool().make_exercise(
+    student, zipped = make_exercises_tool().make_exercise(
         SOLUTION, work / "exercises", work / "autograder", run_tests=False
     )
-    _tool().assign(SOLUTION, work / "dist", run_tests=False)
+    make_exercises_tool().assign(SOLUTION, work / "dist", run_tests=False)
     solution = work / "dist" / "autograder" / f"{NAME}.ipynb"
     exercise = json.loads(student.read_text())
     outside = work / "outside"
