@@ -172,13 +172,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.timeout <= 0 or args.memory_mb < 256:
         raise UsageError("--timeout must be > 0 and --memory-mb at least 256")
     name, zipped = _find_autograder(args.exercise)
-    root = Path(__file__).resolve().parents[1]
-    hide = [root / "solutions", zipped.parent]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
         book = grade(folder, name, out, autograder=zipped, timeout=args.timeout,
-                     memory_mb=args.memory_mb, jobs=args.jobs, hide=hide)  # fmt: skip
+                     memory_mb=args.memory_mb, jobs=args.jobs)  # fmt: skip
     except GradingError as e:
         raise UsageError(str(e)) from None
     print(text_report(book))

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,17 +48,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]
     return out
 
 
-def otter_run(notebook: Path, autograder: Path, workdir: Path) -> dict[str, float]:
-    """Grade ``notebook`` with ``otter run`` (no Docker); score per question."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "otter", "run", "-a", str(autograder), "-o", str(workdir),
-         str(notebook)],
-        capture_output=True, text=True, cwd=workdir, timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    results = json.loads((workdir / "results.json").read_text())
-    return {t["name"]: t["score"] for t in results["tests"] if "score" in t}
+def graded_scores(notebook: Path, autograder: Path) -> dict[str, float]:
+    """Grade ``notebook`` as ``snapshotlib grade`` does (``otter run``, no Docker, hidden
+    tests sealed while its cells run); score per question."""
+    from snapshotlib.grading.runner import grade_one
+
+    result = grade_one(notebook, autograder, timeout=240)
+    assert result.status == "ok", result.detail
+    return {t.test: t.score for t in result.scores}
 
 
 def solution_lines(name: str) -> list[str]:
@@ -120,18 +115,14 @@ def test_no_solution_or_hidden_test_under_exercises(
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_solution_scores_full_marks(
-    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
-) -> None:
-    scores = otter_run(built[name]["solution"], built[name]["zip"], tmp_path)
+def test_solution_scores_full_marks(name: str, built: dict[str, dict[str, Path]]) -> None:
+    scores = graded_scores(built[name]["solution"], built[name]["zip"])
     assert scores == expected(name)["full_marks"]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_unmodified_exercise_scores_zero(
-    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
-) -> None:
-    scores = otter_run(EXERCISES / f"{name}.ipynb", built[name]["zip"], tmp_path)
+def test_unmodified_exercise_scores_zero(name: str, built: dict[str, dict[str, Path]]) -> None:
+    scores = graded_scores(EXERCISES / f"{name}.ipynb", built[name]["zip"])
     assert scores == dict.fromkeys(expected(name)["full_marks"], 0.0)
 
 
@@ -166,4 +157,4 @@ def test_wrong_submission_gets_partial_credit(
 ) -> None:
     wrong = expected(name)["wrong_submission"]
     submission = fill_in(EXERCISES / f"{name}.ipynb", wrong["answers"], tmp_path / f"{name}.ipynb")
-    assert otter_run(submission, built[name]["zip"], tmp_path / "run") == wrong["scores"]
+    assert graded_scores(submission, built[name]["zip"]) == wrong["scores"]

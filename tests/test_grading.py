@@ -42,6 +42,13 @@ def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]
     return nb
 
 
+def answer_cell(nb: dict[str, Any], start: str) -> str:
+    return next(
+        "".join(c["source"]) for c in nb["cells"]
+        if c["cell_type"] == "code" and "".join(c["source"]).startswith(start)
+    )  # fmt: skip
+
+
 def hostile(first_cell: str) -> dict[str, str]:
     """The wrong submission (q1 3 points, q2 1 point) with its first answer cell hostile."""
     return {Q1: first_cell, Q2: WRONG["answers"][Q2]}
@@ -95,6 +102,34 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             ),
         ),
     }
+    solution_q1 = answer_cell(notebooks["solution"], Q1)
+    notebooks["reader"] = fill_in(
+        exercise,
+        hostile(
+            "import os\nfound = []\n"
+            "for top in ['/', os.path.expanduser('~'), '..', '../..']:\n"
+            "    for path, dirs, files in os.walk(top):\n"
+            "        if path.startswith(('/proc', '/sys', '/dev')):\n"
+            "            dirs[:] = []\n"
+            "        found += [f for f in files if f in ('q1.py', 'q2.py')\n"
+            f"                  or f.endswith('.zip') and {NAME!r} in f]\n"
+            f"if found:  # had it read a hidden test, it would answer q1 right\n"
+            f"    exec({solution_q1!r})\n"
+        ),
+    )
+    notebooks["escapee"] = fill_in(
+        exercise,
+        hostile(
+            "import os, subprocess, sys, time\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(900)'],\n"
+            "                 start_new_session=True)\n"
+            "while True:  # a fork bomb of sleepers, stopped by the process limit\n"
+            "    if os.fork() == 0:\n"
+            "        time.sleep(900)\n"
+            "        os._exit(0)\n"
+        ),
+    )
+    notebooks["kernel_death"] = fill_in(exercise, hostile("import os\nos._exit(1)"))
     for name, nb in notebooks.items():
         (subs / f"{name}.ipynb").write_text(json.dumps(nb))
     before = sorted(p.name for p in subs.iterdir())
@@ -128,11 +163,40 @@ def test_wrong_submission_gets_partial_credit(graded: dict[str, Any]) -> None:
     assert scores(graded, "wrong") == WRONG["scores"]
 
 
-@pytest.mark.parametrize("name", ["loop", "memory", "exit", "deleter"])
+@pytest.mark.parametrize("name", ["loop", "memory", "exit", "deleter", "reader", "escapee"])
 def test_hostile_first_cell_loses_only_its_question(graded: dict[str, Any], name: str) -> None:
     result = graded["book"].by_submission()[f"{name}.ipynb"]
     assert result.status == "ok", result.detail
     assert scores(graded, name) == {"q1": 0.0, "q2": WRONG["scores"]["q2"]}
+
+
+def test_a_dead_kernel_scores_nothing_and_says_why(graded: dict[str, Any]) -> None:
+    result = graded["book"].by_submission()["kernel_death.ipynb"]
+    assert result.status == "crashed"
+    assert result.total == 0.0
+    assert "DeadKernelError" in result.detail or "died" in result.detail, result.detail
+
+
+def submission_processes() -> list[int]:
+    """Processes running under a submission's own user id (see runner._UID_BASE)."""
+    from snapshotlib.grading.runner import _UID_BASE
+
+    left = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
+        except (OSError, ValueError):
+            continue  # ended meanwhile
+        zombie = fields["State"].split()[0] == "Z"  # killed, waiting for init to reap it
+        if int(fields["Uid"].split()[0]) >= _UID_BASE and not zombie:
+            left.append(int(status.parent.name))
+    return left
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="submissions get their own user id only as root")
+def test_no_process_of_a_submission_outlives_it(graded: dict[str, Any]) -> None:
+    # the escapee left a process in a session of its own and many forked sleepers
+    assert submission_processes() == []
 
 
 def test_looping_cell_is_interrupted(graded: dict[str, Any]) -> None:

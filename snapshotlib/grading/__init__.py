@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from .gradebook import Gradebook, SubmissionResult, TestScore
 from .report import text_report, write_html_report
-from .runner import GradingError, autograder_tests, grade, grade_one
+from .runner import CONTAINMENT, GradingError, autograder_tests, grade, grade_one
 
 __all__ = [
+    "CONTAINMENT",
     "Gradebook",
     "GradingError",
     "SubmissionResult",

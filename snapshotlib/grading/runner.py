@@ -1,18 +1,20 @@
 """Run ``otter run`` on untrusted submissions, one child process each.
 
 Each submission is copied into its own scratch directory and graded by
-``python -c WRAPPER otter run -a ZIP -o results submission.ipynb`` with ``cwd`` there,
-a new session (the whole process group is killed on the wall-clock limit), resource
-limits (``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE``, no core files) and a minimal
-environment whose ``HOME`` and ``TMPDIR`` are inside the scratch directory, so otter's
-temporary ``autograder/`` folder and anything the submission writes to relative paths or
-``TMPDIR`` stay there. The wrapper only sets nbclient's per-cell timeout with
-``interrupt_on_timeout``, so a cell that loops is interrupted and the run goes on.
+``python -m snapshotlib.grading.sealed_otter CELL_TIMEOUT run -a ZIP -o results
+submission.ipynb`` with ``cwd`` there, a new session (the whole process group is killed on
+the wall-clock limit), resource limits (``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE``, no
+core files) and a minimal environment whose ``HOME`` and ``TMPDIR`` are inside the scratch
+directory, so otter's temporary ``autograder/`` folder and anything the submission writes
+to relative paths or ``TMPDIR`` stay there. ``sealed_otter`` interrupts a looping cell
+and keeps the hidden tests off the disk while the submission's cells run.
 
 When run as root on Linux, each child also gets a private mount namespace in which every
 mount is read-only except the scratch directory, selected paths (``hide``) are covered
-by an empty directory, and the child then drops to the ``nobody`` user (so it cannot undo
-the mounts). See :data:`CONTAINMENT` for what this does and does not prevent.
+by an empty directory, and the child then drops to a user id of its own (so it cannot
+undo the mounts, nor reach another submission's folder or processes); every process
+left with that id is killed when the submission ends. See :data:`CONTAINMENT` for what
+this does and does not prevent.
 """
 
 from __future__ import annotations
@@ -36,34 +38,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .gradebook import Gradebook, SubmissionResult, TestScore
+from .sealed_otter import CELL_TIMEOUT_MARK
 
 CONTAINMENT = """\
 contained: wall-clock time (process group killed), CPU time, address space, file size,
 core files; relative-path writes and TMPDIR/HOME writes (inside the scratch folder);
-as root: every other write (all mounts read-only in a private mount namespace, uid
-nobody), reading the paths given as `hide`.
-not contained: reading the hidden tests (otter runs them in the submission's kernel,
-from ../source/tests), tampering with otter in that kernel to report other scores
-(scores are clamped to each test's points), reading other world-readable files, network.
+reading the hidden tests or the autograder zip from disk while the submission's cells
+run (they are deleted before its kernel starts and written back for the final checks);
+as root: every other write (all mounts read-only in a private mount namespace), reading
+the paths given as `hide`, other submissions (each runs under a user id of its own,
+and every process left with that id is killed when it ends), more than 256 processes.
+not contained: code the submission leaves running in its own kernel (an audit hook, a
+patched otter) sees the tests when they run and can change the scores they report
+(scores are clamped to each test's points, so at worst full marks); reading other
+world-readable files; the network.
 without root: writes to absolute paths the grading user may write are NOT contained."""
-
-CELL_TIMEOUT_MARK = "SNAPSHOTLIB-CELL-TIMEOUT"
-
-# Run otter's CLI with nbclient's per-cell timeout set and interrupting on timeout.
-_WRAPPER = f"""
-import sys
-from nbclient import NotebookClient
-NotebookClient.class_traits()["timeout"].default_value = int(sys.argv[1])
-NotebookClient.class_traits()["interrupt_on_timeout"].default_value = True
-_orig = NotebookClient._async_handle_timeout
-async def _handle(self, timeout, cell=None):
-    print({CELL_TIMEOUT_MARK!r}, file=sys.__stderr__, flush=True)
-    return await _orig(self, timeout, cell)
-NotebookClient._async_handle_timeout = _handle
-from otter.cli import cli
-sys.argv = ["otter"] + sys.argv[2:]
-cli()
-"""
 
 
 class GradingError(ValueError):
@@ -107,6 +96,8 @@ class _Jail:
     root_fix: tuple[bytes, bytes, bytes] | None  # (pyenv-like dir, its stand-in, /root)
     uid: int
     gid: int
+    covers: tuple[bytes, ...]  # shared temporary folders, replaced by a private tmpfs
+    keep: tuple[bytes, ...]  # folders inside those that must stay (scratch, the venv...)
 
 
 def _mount_points() -> list[str]:
@@ -118,20 +109,43 @@ def _mount_points() -> list[str]:
     return points
 
 
-def _prepare_jail(scratch: Path, hide: Sequence[Path]) -> _Jail | None:
-    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
-        return None
+_SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+# Each submission runs under a user id of its own, from a range no account uses, so that
+# it cannot reach another's folder or processes and everything it leaves can be killed.
+_UID_BASE = 1_700_000_000
+
+
+def _submission_uid(index: int) -> int:
+    uid = _UID_BASE + (os.getpid() % 10_000) * 10_000 + index % 10_000
     try:
         import pwd
 
-        nobody = pwd.getpwnam("nobody")
+        pwd.getpwuid(uid)
     except KeyError:
+        return uid
+    raise GradingError(f"user id {uid} belongs to an account: cannot isolate submissions")
+
+
+def _prepare_jail(scratch: Path, hide: Sequence[Path], uid: int) -> _Jail | None:
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
         return None
-    keep = ("/proc", "/sys", "/dev")
+    # World-readable leftovers (an instructor's otter assign output, say) live in the
+    # shared temporary folders: the submission gets empty private ones instead.
+    covers = [Path(d).resolve() for d in _SHARED_TMP if os.path.isdir(d)]
+    covers = [d for i, d in enumerate(covers) if d not in covers[:i]]
+    import snapshotlib
+
+    needed = [scratch, Path(sys.prefix), Path(sys.base_prefix),
+              Path(os.path.realpath(sys.executable)).parent,
+              Path(snapshotlib.__file__).resolve().parents[1]]  # fmt: skip
+    keep = [k.resolve() for k in needed if any(k.resolve().is_relative_to(d) for d in covers)]
+    keep = [k for k in keep if not any(k != o and k.is_relative_to(o) for o in keep)]
+    skip = ("/proc", "/sys", "/dev", *map(str, covers))
     s = str(scratch)
     mounts = tuple(
         m.encode() for m in _mount_points()
-        if not m.startswith(keep) and not (m == s or m.startswith(s + "/"))
+        if not m.startswith(skip) and not (m == s or m.startswith(s + "/"))
     )  # fmt: skip
     empty = scratch / ".hidden"
     empty.mkdir(mode=0o555, exist_ok=True)
@@ -150,7 +164,8 @@ def _prepare_jail(scratch: Path, hide: Sequence[Path]) -> _Jail | None:
             os.chmod(stand_in, 0o755)
             root_fix = (bytes(parent / child), bytes(stand_in / child), bytes(parent))
             break
-    return _Jail(bytes(scratch), mounts, hidden, root_fix, nobody.pw_uid, nobody.pw_gid)
+    return _Jail(bytes(scratch), mounts, hidden, root_fix, uid, uid,
+                 tuple(map(bytes, covers)), tuple(map(bytes, dict.fromkeys(keep))))  # fmt: skip
 
 
 def _preexec(
@@ -173,7 +188,15 @@ def _preexec(
             return
         check(libc.unshare(_CLONE_NEWNS), "unshare")
         check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "private /")
-        check(libc.mount(jail.scratch, jail.scratch, None, _MS_BIND, None), "bind scratch")
+        held = [os.open(k, os.O_PATH) for k in jail.keep]  # reachable once covered
+        for folder in jail.covers:
+            check(libc.mount(b"tmpfs", folder, b"tmpfs", 0, b"mode=1777,size=64m"), "tmpfs")
+        for k, fd in zip(jail.keep, held, strict=True):
+            os.makedirs(k, exist_ok=True)
+            check(libc.mount(b"/proc/self/fd/%d" % fd, k, None, _MS_BIND | _MS_REC, None), "keep")
+            os.close(fd)
+        if jail.scratch not in jail.keep:
+            check(libc.mount(jail.scratch, jail.scratch, None, _MS_BIND, None), "bind scratch")
         if jail.root_fix:
             real, stand_in, closed = jail.root_fix
             check(libc.mount(real, stand_in, None, _MS_BIND | _MS_REC, None), "bind")
@@ -181,9 +204,10 @@ def _preexec(
                 libc.mount(os.path.dirname(stand_in), closed, None, _MS_BIND | _MS_REC, None),
                 "cover",
             )
-        for empty, path in jail.hide:
-            check(libc.mount(empty, path, None, _MS_BIND, None), "hide")
-        for point in jail.mounts:
+        for empty, path in jail.hide:  # those in a covered folder are gone already
+            if os.path.exists(path):
+                check(libc.mount(empty, path, None, _MS_BIND, None), "hide")
+        for point in jail.mounts + tuple(k for k in jail.keep if k != jail.scratch):
             flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
             libc.mount(None, point, None, flags, None)  # some (e.g. overlay lower) may refuse
         libc.mount(None, b"/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY, None)
@@ -204,6 +228,17 @@ def _chown_tree(path: Path, uid: int, gid: int) -> None:
             os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
 
 
+def _always_hidden(zipped: Path, scratch_base: Path) -> list[Path]:
+    """The autograder zip's folder and, in a source checkout of the course, its solutions
+    and built autograders; not a folder that holds the scratch folders."""
+    root = Path(__file__).resolve().parents[2]
+    candidates = [zipped.resolve().parent]
+    if (root / "solutions").is_dir():
+        candidates += [root / "solutions", root / "build" / "autograder"]
+    base = scratch_base.resolve()
+    return [c for c in candidates if c.is_dir() and not base.is_relative_to(c)]
+
+
 # ----------------------------------------------------------------- grading
 
 
@@ -214,18 +249,20 @@ class _Job:
     proc: subprocess.Popen[bytes]
     log: Path
     started: float
+    uid: int | None  # the submission's own user id (as root), whose processes end with it
 
 
 def _start(
     submission: Path, autograder: Path, scratch: Path, *, cell_timeout: int,
     memory_mb: int, cpu_seconds: int, fsize_mb: int, hide: Sequence[Path], contain: bool,
+    uid: int,
 ) -> _Job:  # fmt: skip
     scratch.mkdir(parents=True)
     for sub in ("home", "tmp", "results"):
         (scratch / sub).mkdir()
     shutil.copyfile(submission, scratch / "submission.ipynb")
     shutil.copyfile(autograder, scratch / "autograder.zip")
-    jail = _prepare_jail(scratch, hide) if contain else None
+    jail = _prepare_jail(scratch, hide, uid) if contain else None
     if jail:
         _chown_tree(scratch, jail.uid, jail.gid)
         os.chmod(scratch, 0o700)
@@ -239,27 +276,45 @@ def _start(
         "JUPYTER_PLATFORM_DIRS": "1",
     }
     log = scratch.parent / f"{scratch.name}.log"
-    cmd = [sys.executable, "-c", _WRAPPER, str(cell_timeout), "run", "-a", "autograder.zip",
-           "-o", "results", "--no-logo", "submission.ipynb"]  # fmt: skip
+    cmd = [sys.executable, "-m", "snapshotlib.grading.sealed_otter", str(cell_timeout), "run",
+           "-a", "autograder.zip", "-o", "results", "--no-logo", "submission.ipynb"]  # fmt: skip
     with log.open("wb") as out:
         proc = subprocess.Popen(
             cmd, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=out,
             stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=_preexec(memory_mb, cpu_seconds, fsize_mb, jail),
         )  # fmt: skip
-    return _Job(submission.name, scratch, proc, log, time.monotonic())
+    return _Job(submission.name, scratch, proc, log, time.monotonic(), jail.uid if jail else None)
 
 
 def _kill(job: _Job) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(job.proc.pid, signal.SIGKILL)
     job.proc.wait()
+    _kill_user(job.uid)
+
+
+def _kill_user(uid: int | None) -> None:
+    """Kill every process of ``uid``, including any that left the process group."""
+    if uid is None:
+        return
+    pid = os.fork()
+    if pid == 0:  # the child takes the id, so kill(-1) reaches exactly that id's processes
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def _collect(job: _Job, tests: dict[str, float], timed_out: bool) -> SubmissionResult:
     seconds = time.monotonic() - job.started
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(job.proc.pid, signal.SIGKILL)  # the kernel may have left processes behind
+    _kill_user(job.uid)
     output = job.log.read_text(errors="replace")
     cell_timeouts = output.count(CELL_TIMEOUT_MARK)
     code = job.proc.returncode
@@ -315,8 +370,10 @@ def grade(
     memory_mb : address-space limit of each process (otter and the kernel each)
     cell_timeout : seconds per notebook cell before it is interrupted (default timeout/3)
     jobs : submissions graded at once
-    hide : paths the submission must not read (root only: covered by an empty folder)
-    contain : use the mount namespace and uid ``nobody`` when running as root
+    hide : paths the submission must not read (root only: covered by an empty folder);
+        the autograder zip's folder and the course's solutions/ and build/autograder/
+        are always among them
+    contain : use the mount namespace and a user id per submission when running as root
     workdir, keep : where the scratch folders go, and whether to keep them
 
     Examples
@@ -339,6 +396,7 @@ def grade(
     book = Gradebook(exercise, list(tests))
     base = Path(tempfile.mkdtemp(prefix="snapshotlib-grade-", dir=workdir))
     os.chmod(base, 0o711)
+    hide = [*hide, *_always_hidden(zipped, base)]
     pending = list(enumerate(submissions))
     running: list[tuple[int, _Job]] = []
     done: dict[int, SubmissionResult] = {}
@@ -349,7 +407,7 @@ def grade(
                 i, sub = pending.pop(0)
                 job = _start(sub, zipped, base / f"{i:04d}", cell_timeout=cell, memory_mb=memory_mb,
                              cpu_seconds=cpu, fsize_mb=fsize_mb, hide=[Path(h) for h in hide],
-                             contain=contain)  # fmt: skip
+                             contain=contain, uid=_submission_uid(i))  # fmt: skip
                 running.append((i, job))
             time.sleep(0.1)
             for i, job in list(running):
