@@ -45,8 +45,9 @@ contained: wall-clock time (process group killed), CPU time, address space, file
 core files; relative-path writes and TMPDIR/HOME writes (inside the scratch folder);
 reading the hidden tests or the autograder zip from disk while the submission's cells
 run (they are deleted before its kernel starts and written back for the final checks);
-as root: every other write (all mounts read-only in a private mount namespace), reading
-the paths given as `hide`, other submissions (each runs under a user id of its own,
+as root: every other write (all mounts read-only in a private mount namespace, with
+empty private /tmp, /var/tmp and /dev/shm), reading the paths given as `hide` and the
+course's solutions/ and build/autograder/, other submissions (each runs under a user id of its own,
 and every process left with that id is killed when it ends), more than 256 processes.
 not contained: code the submission leaves running in its own kernel (an audit hook, a
 patched otter) sees the tests when they run and can change the scores they report
