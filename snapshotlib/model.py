@@ -64,12 +64,21 @@ class Network:
     fifo
         Whether channels deliver in the order messages were sent (the snapshot algorithm
         relies on it). Non-FIFO channels let any in-flight message be delivered next.
+    strongly_connected
+        Require every process to reach every other (the default: a marker must reach
+        every process). Dataflow graphs turn it off: their barriers start at every
+        source, and :mod:`snapshotlib.dataflow` checks its own graphs.
     """
 
     __slots__ = ("_index", "_inputs", "_outputs", "channels", "fifo", "processes")
 
     def __init__(
-        self, processes: Iterable[str], channels: ChannelSpec = "complete", fifo: bool = True
+        self,
+        processes: Iterable[str],
+        channels: ChannelSpec = "complete",
+        fifo: bool = True,
+        *,
+        strongly_connected: bool = True,
     ) -> None:
         self.processes: tuple[str, ...] = _validated_processes(processes)
         self.fifo = bool(fifo)
@@ -80,7 +89,8 @@ class Network:
         for c in self.channels:
             self._outputs[c.src] += (c,)
             self._inputs[c.dst] += (c,)
-        _require_strongly_connected(self)
+        if strongly_connected:
+            _require_strongly_connected(self)
 
     def inputs(self, process: str) -> tuple[Channel, ...]:
         """Channels that lead to ``process``."""

@@ -362,11 +362,25 @@ class Simulator:
 
     # ------------------------------------------------ the algorithm-facing API
     def emit(
-        self, channel: int, sent_by: int, kind: str, tag: str | None, payload: Any = None
+        self,
+        channel: int,
+        sent_by: int,
+        kind: str,
+        tag: str | None,
+        payload: Any = None,
+        *,
+        at: int | None = None,
     ) -> int:
-        """Send a control message (marker, barrier) on ``channel``; returns its id."""
+        """Send a control message (marker, barrier) on ``channel``; returns its id.
+
+        ``at`` puts it at that position of the channel's queue instead of the end, ahead
+        of the messages behind it: an unaligned barrier overtaking buffered data.
+        """
         mid = self.trace.add_message(channel, sent_by, kind, None, payload, tag)
-        self.queues[channel].append(mid)
+        if at is None:
+            self.queues[channel].append(mid)
+        else:
+            self.queues[channel].insert(at, mid)
         return mid
 
     def block(self, channel: int) -> None:

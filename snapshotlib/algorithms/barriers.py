@@ -1,0 +1,269 @@
+"""Barrier snapshots of dataflow graphs: aligned (ABS), unaligned, and at-least-once.
+
+Barriers are injected at the sources (processes without input channels): a source
+records its state (its read offset) and sends a barrier on every output channel. What
+an operator does when barriers arrive is what tells the variants apart.
+
+Aligned (asynchronous barrier snapshots, Carbone et al. 2015), exactly as the
+pseudocode of the course's Flink notes::
+
+    upon event (receive | input, barrier) do
+        if input != Nil then
+            blocked_inputs := blocked_inputs union {input}
+            trigger (block | input)
+        if blocked_inputs = inputs then
+            blocked_inputs := {}
+            broadcast (send | outputs, barrier)
+            trigger (snapshot | state)
+            for each input in inputs: trigger (unblock | input)
+
+No channel state is recorded on a DAG: when an operator snapshots, every input it reads
+has delivered exactly the records before the barrier. On a cyclic graph the inputs that
+close a cycle (back edges, :func:`back_edges`) are not waited for, and not blocked:
+the messages that arrive on them after the snapshot, until their barrier comes round,
+are logged as their channel state.
+
+Unaligned: the first barrier an operator sees makes it snapshot at once; its barriers
+overtake the data buffered in its output channels (``Simulator.emit(..., at=...)``),
+and that data becomes part of the checkpoint, together with what arrives on its other
+inputs before their barriers. Nothing is blocked; cycles need nothing special.
+
+At-least-once (alignment skipped): an operator keeps reading every input; it snapshots
+when the barrier has arrived on all of them. Records read after their input's barrier
+but before the snapshot are in the snapshot *and* will be replayed after a restore:
+they are the duplicates, listed in :attr:`BarrierSnapshot.crossed`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..trace import APP
+from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+
+if TYPE_CHECKING:
+    from ..model import Network
+    from ..simulator import Simulator
+
+
+def back_edges(network: Network) -> frozenset[int]:
+    """Channel indices that close a cycle, found by depth-first search from the sources.
+
+    The search starts at every process without inputs, in network order, then at any
+    process not reached yet; a channel into a process that is still on the search
+    path is a back edge. A DAG has none.
+
+    >>> from snapshotlib.model import Network
+    >>> net = Network(["S", "A", "B"], [("S", "A"), ("A", "B"), ("B", "A")],
+    ...               strongly_connected=False)
+    >>> [str(net.channels[i]) for i in back_edges(net)]
+    ['B->A']
+    """
+    procs = network.processes
+    roots = [p for p in procs if not network.inputs(p)] + list(procs)
+    state: dict[str, int] = {}  # 1: on the search path, 2: done
+    back: set[int] = set()
+    for root in roots:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(network.outputs(root)))]
+        while stack:
+            node, outs = stack[-1]
+            for c in outs:
+                seen = state.get(c.dst)
+                if seen == 1:
+                    back.add(network.channel_index(c))
+                elif seen is None:
+                    state[c.dst] = 1
+                    stack.append((c.dst, iter(network.outputs(c.dst))))
+                    break
+            else:
+                state[node] = 2
+                stack.pop()
+    return frozenset(back)
+
+
+class BarrierSnapshot(SnapshotAlgorithm):
+    """What the three barrier variants share: injection at sources, back-edge logging,
+    the per-process bookkeeping."""
+
+    name = "barriers"
+    control_kind = "barrier"
+
+    def bind(self, sim: Simulator) -> None:
+        super().bind(sim)
+        net = sim.network
+        self.back = back_edges(net)
+        self.regular = {p: [c for c in sim.input_channels(p) if c not in self.back]
+                        for p in net.processes}  # fmt: skip
+        #: (snapshot id, process) -> input channels whose barrier has arrived
+        self.arrived: dict[tuple[str, str], set[int]] = {}
+        #: channel -> {snapshot id: the list its accepted messages are logged to}
+        self._logging: list[dict[str, list[int]]] = [{} for _ in net.channels]
+        #: snapshot id -> ids of the messages read after their barrier, before the
+        #: snapshot of the process reading them (at-least-once only)
+        self.crossed: dict[str, list[int]] = {}
+
+    # ------------------------------------------------------------ the protocol
+    def start(self, process: str, snapshot_id: str, action: int) -> None:
+        if self.sim.input_channels(process):
+            raise SnapshotError(f"barriers are injected at sources; {process} has inputs")
+        rec = self.records.get(snapshot_id) or self.new_record(snapshot_id)
+        if process in rec.red_from:
+            raise SnapshotError(f"{process} has already recorded its state for {snapshot_id}")
+        rec.initiators.append(process)
+        self.snapshot(rec, process, action)
+
+    def on_control(self, process: str, channel: int, message: int, action: int) -> None:
+        snapshot_id = self.sim.trace.messages[message].tag
+        assert snapshot_id is not None
+        rec = self.records.get(snapshot_id)
+        if rec is None:
+            return  # a barrier of a checkpoint that was discarded (failed): ignored
+        if channel in self.back and process in rec.red_from:
+            self._close(rec, channel)  # the barrier came round the cycle: log complete
+            return
+        self.on_barrier(rec, process, channel, action)
+
+    def on_app_receive(self, channel: int, message: int) -> None:
+        for messages in self._logging[channel].values():
+            messages.append(message)
+
+    def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
+        """A barrier of ``rec`` reached ``process`` on ``channel`` (not a logged back edge)."""
+        raise NotImplementedError
+
+    # --------------------------------------------------------------- helpers
+    def snapshot(
+        self, rec: SnapshotRecord, process: str, action: int, logged: bool = False
+    ) -> None:
+        """Record ``process``'s state and send the barrier on every output.
+
+        Input channels already closed keep their state; back edges (or, with
+        ``logged``, every input whose barrier has not arrived) are logged until it does;
+        the rest are closed empty.
+        """
+        sim = self.sim
+        rec.red_from[process] = action
+        rec.states[process] = sim.states[process]
+        arrived = self.arrived.get((rec.id, process), set())
+        for ch in sim.input_channels(process):
+            if ch in rec.closed:
+                continue
+            if ch in self.back or (logged and ch not in arrived):
+                messages = rec.channels.setdefault(ch, [])
+                self._logging[ch][rec.id] = messages
+            else:
+                rec.channels.setdefault(ch, [])
+                rec.closed.add(ch)
+        for ch in sim.output_channels(process):
+            self.send_barrier(rec, ch, action)
+        self.arrived.pop((rec.id, process), None)  # as the pseudocode: blocked_inputs := {}
+
+    def send_barrier(self, rec: SnapshotRecord, channel: int, action: int) -> None:
+        self.sim.emit(channel, action, self.control_kind, rec.id)
+
+    def _close(self, rec: SnapshotRecord, channel: int) -> None:
+        self._logging[channel].pop(rec.id, None)
+        rec.channels.setdefault(channel, [])
+        rec.closed.add(channel)
+
+    def process_done(self, rec: SnapshotRecord, process: str) -> bool:
+        """Whether ``process`` has finished its part of ``rec`` (state and inputs)."""
+        return process in rec.red_from and all(
+            ch in rec.closed for ch in self.sim.input_channels(process)
+        )
+
+    def discard(self, snapshot_id: str) -> None:
+        """Forget a failed checkpoint: its logs stop, its blocked inputs are released."""
+        self.records.pop(snapshot_id, None)
+        self.crossed.pop(snapshot_id, None)
+        for logs in self._logging:
+            logs.pop(snapshot_id, None)
+        for key in [k for k in self.arrived if k[0] == snapshot_id]:
+            del self.arrived[key]
+            for ch in self.sim.input_channels(key[1]):
+                self.sim.unblock(ch)
+
+
+class AlignedBarriers(BarrierSnapshot):
+    """Asynchronous barrier snapshots with alignment: exactly-once, no channel state on
+    a DAG (back edges logged on a cycle), inputs blocked while aligning."""
+
+    name = "aligned"
+
+    def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
+        blocked = self.arrived.setdefault((rec.id, process), set())
+        blocked.add(channel)
+        self.sim.block(channel)
+        if blocked.issuperset(self.regular[process]):
+            self.snapshot(rec, process, action)  # broadcasts the barrier, then records
+            for ch in self.regular[process]:
+                self.sim.unblock(ch)
+
+
+class UnalignedBarriers(BarrierSnapshot):
+    """Unaligned checkpoints: snapshot on the first barrier, barriers overtake buffered
+    data, which is recorded; nothing is blocked."""
+
+    name = "unaligned"
+
+    def bind(self, sim: Simulator) -> None:
+        super().bind(sim)
+        self.back = frozenset()  # nothing waits for a barrier, so cycles need no care
+        self.regular = {p: sim.input_channels(p) for p in sim.network.processes}
+        #: (snapshot id, channel) -> the messages its barrier overtook
+        self.overtaken: dict[tuple[str, int], list[int]] = {}
+
+    def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
+        if process not in rec.red_from:
+            self.arrived[(rec.id, process)] = {channel}
+            self.snapshot(rec, process, action, logged=True)
+        self._close(rec, channel)
+
+    def send_barrier(self, rec: SnapshotRecord, channel: int, action: int) -> None:
+        # Overtake the data queued behind the last control message (never an older
+        # barrier): that data is in flight across the cut, so it is recorded.
+        queue = self.sim.queues[channel]
+        messages = self.sim.trace.messages
+        at = len(queue)
+        while at > 0 and messages[queue[at - 1]].kind == APP:
+            at -= 1
+        self.overtaken[(rec.id, channel)] = list(queue)[at:]
+        self.sim.emit(channel, action, self.control_kind, rec.id, at=at)
+
+    def _close(self, rec: SnapshotRecord, channel: int) -> None:
+        # the channel's state: what its reader logged (sent earlier), then what the
+        # barrier overtook at its writer (sent later)
+        super()._close(rec, channel)
+        rec.channels[channel].extend(self.overtaken.pop((rec.id, channel), []))
+
+
+class AtLeastOnceBarriers(BarrierSnapshot):
+    """Alignment skipped: inputs keep flowing; the snapshot is taken when the last
+    barrier arrives, so records read after an earlier barrier are duplicated on restore."""
+
+    name = "at-least-once"
+
+    def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
+        arrived = self.arrived.setdefault((rec.id, process), set())
+        arrived.add(channel)
+        if process not in rec.red_from and arrived.issuperset(self.regular[process]):
+            self.snapshot(rec, process, action)
+
+    def on_app_receive(self, channel: int, message: int) -> None:
+        super().on_app_receive(channel, message)
+        reader = self.sim.network.channels[channel].dst
+        for (snapshot_id, process), arrived in self.arrived.items():
+            if process == reader and channel in arrived:
+                rec = self.records.get(snapshot_id)
+                if rec is not None and process not in rec.red_from:
+                    self.crossed.setdefault(snapshot_id, []).append(message)
+
+
+BARRIER_VARIANTS: dict[str, type[BarrierSnapshot]] = {
+    "aligned": AlignedBarriers,
+    "unaligned": UnalignedBarriers,
+    "at-least-once": AtLeastOnceBarriers,
+}

@@ -1,0 +1,43 @@
+"""Streaming dataflow jobs: graphs of sources, operators and sinks, checkpointed by
+Chandy–Lamport or by Flink-style barriers (aligned, unaligned, at-least-once), with a
+checkpoint coordinator, crashes and restores.
+
+Core only: the standard library and the engine.
+"""
+
+from .app import DataflowApp, Record
+from .coordinator import COMPLETED, FAILED, INITIATED, CheckpointCoordinator, CheckpointEntry
+from .graph import (
+    Dataflow,
+    DataflowError,
+    Operator,
+    dataflow,
+    input_log,
+    iteration,
+    random_dag,
+    word_count,
+)
+from .job import EXACTLY_ONCE, VARIANTS, JobError, Outcome, StreamJob
+
+__all__ = [
+    "COMPLETED",
+    "EXACTLY_ONCE",
+    "FAILED",
+    "INITIATED",
+    "VARIANTS",
+    "CheckpointCoordinator",
+    "CheckpointEntry",
+    "Dataflow",
+    "DataflowApp",
+    "DataflowError",
+    "JobError",
+    "Operator",
+    "Outcome",
+    "Record",
+    "StreamJob",
+    "dataflow",
+    "input_log",
+    "iteration",
+    "random_dag",
+    "word_count",
+]

@@ -1,0 +1,330 @@
+"""A streaming job: a dataflow graph run under one snapshot variant, with periodic
+checkpoints, a coordinator, crashes and restores, and the costs of each variant.
+
+Time is counted in steps (one record read, or one record or barrier delivered). Every
+``interval`` steps the coordinator triggers a checkpoint by injecting a barrier (or a
+Chandy–Lamport marker) at every source. A crash halts the whole job and fails every
+unfinished checkpoint; :meth:`StreamJob.restore` rolls every operator back to the last
+COMPLETED checkpoint, puts the recorded in-flight records back on their channels and
+lets the sources re-read from their recorded offsets.
+
+>>> from snapshotlib.dataflow import StreamJob, word_count
+>>> clean = StreamJob(word_count(records=15), "aligned", seed=1).run()
+>>> crashed = StreamJob(word_count(records=15), "aligned", seed=1).run(crash_at=(70, "C1"))
+>>> crashed.restores[0]["from"] is not None, crashed.outcome() == clean.outcome()
+(True, True)
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions import Action, Deliver, Internal
+from ..algorithms.barriers import BARRIER_VARIANTS, BarrierSnapshot
+from ..algorithms.base import SnapshotAlgorithm
+from ..algorithms.chandy_lamport import ChandyLamport
+from ..simulator import Simulator
+from ..trace import APP
+from .app import DataflowApp, Record
+from .coordinator import COMPLETED, FAILED, CheckpointCoordinator, CheckpointEntry
+from .graph import Dataflow
+
+VARIANTS = ("chandy-lamport", "aligned", "unaligned", "at-least-once")
+EXACTLY_ONCE = ("chandy-lamport", "aligned", "unaligned")
+
+
+class JobError(ValueError):
+    """A job request that cannot be honoured (unknown variant, stepping a crashed job)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a job computed: each count operator's final counts, and how many times each
+    source record reached a sink (exactly once, unless duplicated)."""
+
+    counts: dict[str, dict[str, int]]
+    delivered: Counter[tuple[str, int]]
+
+    @property
+    def duplicates(self) -> dict[tuple[str, int], int]:
+        """Records that reached a sink more than once, with how many times."""
+        return {origin: n for origin, n in sorted(self.delivered.items()) if n > 1}
+
+
+class StreamJob:
+    """Run ``flow`` under ``variant`` (one of :data:`VARIANTS`).
+
+    Parameters
+    ----------
+    seed
+        Seeds the scheduler, which picks each next step among those enabled.
+    interval
+        Steps between checkpoint triggers.
+    ttl
+        Steps after which an unfinished checkpoint is FAILED (``None``: never).
+    capacity
+        Records a channel can buffer: a step that would send on a full channel waits
+        (credit-based backpressure). ``None``: unbounded.
+    record_bytes
+        Size of a record, for the recorded-bytes metrics.
+    """
+
+    def __init__(
+        self,
+        flow: Dataflow,
+        variant: str = "aligned",
+        *,
+        seed: int = 0,
+        interval: int = 15,
+        ttl: int | None = None,
+        capacity: int | None = None,
+        record_bytes: int = 200,
+    ) -> None:
+        if variant not in VARIANTS:
+            raise JobError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+        if interval < 1:
+            raise JobError(f"interval must be at least 1 step, got {interval}")
+        self.flow, self.variant = flow, variant
+        self.network = flow.network()
+        self.app = DataflowApp(flow, record_bytes)
+        self.rng = random.Random(seed)
+        self.interval, self.capacity = interval, capacity
+        self.coordinator = CheckpointCoordinator(self.network.processes, ttl)
+        self.steps = 0
+        self.crashed: str | None = None
+        #: one dict per restore: step, checkpoint used, records replayed, predicted duplicates
+        self.restores: list[dict[str, Any]] = []
+        #: (step, what happened) for crashes, restores and checkpoint outcomes
+        self.events: list[tuple[int, str]] = []
+        self.blocked_steps = 0  # channel-steps spent blocked by alignment
+        self.peak_buffered = 0  # most records waiting on blocked channels at once
+        self.peak_in_flight = 0
+        self._checkpoints = 0
+        self._next_trigger = interval
+        self._crossed: dict[str, list[tuple[str, int]]] = {}
+        self.sim = self._new_simulator(None, {})
+
+    # ------------------------------------------------------------- set-up
+    def _algorithm(self) -> SnapshotAlgorithm:
+        if self.variant == "chandy-lamport":
+            return ChandyLamport()
+        return BARRIER_VARIANTS[self.variant]()
+
+    def _new_simulator(
+        self, states: dict[str, Any] | None, in_flight: dict[int, list[Any]]
+    ) -> Simulator:
+        sim = Simulator(self.network, app=self.app, initial=states, algorithm=self._algorithm())
+        for channel, payloads in sorted(in_flight.items()):
+            src = self.network.channels[channel].src
+            for payload in payloads:
+                sim.send(src, channel, payload, label="replay")
+        return sim
+
+    # ------------------------------------------------------------- stepping
+    def actions(self) -> list[Action]:
+        """The steps possible now: deliveries, and reads by sources with records left."""
+        if self.crashed:
+            return []
+        sim = self.sim
+        acts: list[Action] = [d for d in sim.enabled() if self._room_for(d)]
+        for s in self.flow.sources:
+            if self.app.remaining(s, sim.states[s]) > 0:
+                key = self.app.log[s][sim.states[s]][0]
+                if self._has_room(s, self.app.route(s, key)):
+                    acts.append(Internal(s, "read"))
+        return acts
+
+    def _has_room(self, process: str, dst: str | None) -> bool:
+        if self.capacity is None or dst is None:
+            return True
+        queue = self.sim.queues[self.network.channel_index(self.network.channel(process, dst))]
+        return len(queue) < self.capacity
+
+    def _room_for(self, d: Deliver) -> bool:
+        if self.capacity is None:
+            return True
+        sim = self.sim
+        queue = sim.queues[self.network.channel_index(d.channel)]
+        msg = sim.trace.messages[queue[0]]
+        if msg.kind != APP:
+            return True
+        return self._has_room(d.channel.dst, self.app.next_hop(d.channel.dst, msg.payload))
+
+    def step(self, action: Action | None = None) -> Action | None:
+        """Take ``action`` (or one chosen by the seeded scheduler); ``None`` when the job
+        has nothing left to do."""
+        if self.crashed:
+            raise JobError(f"the job is halted: {self.crashed} crashed; restore() first")
+        acts = self.actions()
+        if action is None:
+            if not acts:
+                return None
+            action = self.rng.choice(acts)
+        elif action not in acts:
+            raise JobError(f"cannot {action} now; possible: {', '.join(map(str, acts)) or 'none'}")
+        self.sim.step(action)
+        self.steps += 1
+        self._after_step()
+        return action
+
+    def run(
+        self, max_steps: int | None = None, crash_at: tuple[int, str] | None = None
+    ) -> StreamJob:
+        """Step until nothing is left (or ``max_steps``); ``crash_at=(step, process)``
+        crashes that process at that step and restores at once."""
+        taken = 0
+        while max_steps is None or taken < max_steps:
+            if crash_at is not None and self.steps == crash_at[0] and not self.restores:
+                self.crash(crash_at[1])
+                self.restore()
+            if self.step() is None:
+                break
+            taken += 1
+        return self
+
+    def _after_step(self) -> None:
+        sim = self.sim
+        buffered = sum(len(sim.queues[c]) for c in sim.blocked)
+        self.blocked_steps += len(sim.blocked)
+        self.peak_buffered = max(self.peak_buffered, buffered)
+        self.peak_in_flight = max(self.peak_in_flight, sum(map(len, sim.queues)))
+        self._progress()
+        for cid in self.coordinator.expire(self.steps):
+            self._discard(cid)
+            self.events.append((self.steps, f"{cid} FAILED: past its time-to-live"))
+        if self.steps >= self._next_trigger and self._input_left():
+            self.trigger()
+
+    def _input_left(self) -> bool:
+        return any(self.app.remaining(s, self.sim.states[s]) for s in self.flow.sources)
+
+    # ------------------------------------------------------------- checkpoints
+    def trigger(self) -> str:
+        """Start a checkpoint now: a barrier (or marker) at every source."""
+        self._checkpoints += 1
+        cid = f"c{self._checkpoints}"
+        self.coordinator.trigger(cid, self.steps)
+        for s in self.flow.sources:
+            self.sim.start_snapshot(s, cid)
+        self._next_trigger = self.steps + self.interval
+        self._progress()
+        return cid
+
+    def _progress(self) -> None:
+        algo = self.sim.algorithm
+        for entry in self.coordinator.pending():
+            rec = algo.records.get(entry.id)
+            if rec is None:
+                continue
+            for p in self.network.processes:
+                if (
+                    p not in entry.nodes_completed
+                    and p in rec.red_from
+                    and all(ch in rec.closed for ch in self.sim.input_channels(p))
+                ):
+                    self.coordinator.node_done(entry.id, p, self.steps)
+            if entry.status == COMPLETED:
+                self._completed(entry)
+
+    def _completed(self, entry: CheckpointEntry) -> None:
+        snap = self.sim.snapshot(entry.id)
+        entry.snapshot = snap
+        entry.state_bytes = sum(
+            self.app.state_bytes(p, rp.state) for p, rp in snap.processes.items()
+        )
+        entry.inflight_messages = sum(len(m) for m in snap.channels.values())
+        entry.inflight_bytes = entry.inflight_messages * self.app.record_bytes
+        algo = self.sim.algorithm
+        if isinstance(algo, BarrierSnapshot):
+            messages = self.sim.trace.messages
+            self._crossed[entry.id] = [
+                messages[m].payload.origin for m in algo.crossed.get(entry.id, [])
+            ]
+        self.events.append((self.steps, f"{entry.id} COMPLETED"))
+
+    def _discard(self, cid: str) -> None:
+        algo = self.sim.algorithm
+        if isinstance(algo, BarrierSnapshot):
+            algo.discard(cid)
+        else:
+            algo.records.pop(cid, None)
+
+    # ------------------------------------------------------------- failures
+    def crash(self, process: str) -> list[str]:
+        """``process`` fails: the job halts and every unfinished checkpoint is FAILED
+        (returned). Nothing runs again until :meth:`restore`."""
+        if process not in self.network.processes:
+            known = ", ".join(self.network.processes)
+            raise JobError(f"cannot crash {process!r}: no such operator (known: {known})")
+        if self.crashed:
+            raise JobError(f"the job is already halted ({self.crashed} crashed)")
+        self.crashed = process
+        failed = self.coordinator.on_crash(process, self.steps)
+        for cid in failed:
+            self._discard(cid)
+            self.events.append((self.steps, f"{cid} FAILED: {process} crashed"))
+        self.events.append((self.steps, f"{process} crashed"))
+        return failed
+
+    def restore(self) -> dict[str, Any]:
+        """Roll every operator back to the last COMPLETED checkpoint (or the start, if
+        there is none), replay its recorded in-flight records, and resume."""
+        entry = self.coordinator.latest_completed()
+        assert entry is None or entry.status != FAILED
+        states: dict[str, Any] | None = None
+        in_flight: dict[int, list[Any]] = {}
+        if entry is not None:
+            snap = entry.snapshot
+            states = {p: rp.state for p, rp in snap.processes.items()}
+            for name, msgs in snap.channels.items():
+                channel = self.network.channel_index(self.network.channel(*name.split("->")))
+                in_flight[channel] = [m.payload for m in msgs]
+        self.sim = self._new_simulator(states, in_flight)
+        self.crashed = None
+        info = {
+            "step": self.steps,
+            "from": entry.id if entry else None,
+            "replayed": sum(map(len, in_flight.values())),
+            "predicted_duplicates": sorted(set(self._crossed.get(entry.id, []))) if entry else [],
+        }
+        self.restores.append(info)
+        self.events.append((self.steps, f"restored from {info['from'] or 'the start'}"))
+        self._next_trigger = self.steps + self.interval
+        return info
+
+    # ------------------------------------------------------------- results
+    def outcome(self) -> Outcome:
+        counts = {
+            op.name: dict(self.sim.states[op.name])
+            for op in self.flow.operators
+            if op.kind == "count"
+        }
+        delivered: Counter[tuple[str, int]] = Counter()
+        for sink in self.flow.sinks:
+            delivered.update(r.origin for r in self.sim.states[sink] if isinstance(r, Record))
+        return Outcome(counts, delivered)
+
+    def metrics(self) -> dict[str, Any]:
+        """The costs of this run, the same keys for every variant."""
+        entries = list(self.coordinator.entries.values())
+        done = [e for e in entries if e.status == COMPLETED]
+        latencies = [e.duration for e in done if e.duration is not None]
+        return {
+            "variant": self.variant,
+            "steps": self.steps,
+            "checkpoints": len(entries),
+            "completed": len(done),
+            "failed": sum(e.status == FAILED for e in entries),
+            "latency_median": statistics.median(latencies) if latencies else None,
+            "blocked_steps": self.blocked_steps,
+            "peak_buffered": self.peak_buffered,
+            "peak_in_flight": self.peak_in_flight,
+            "state_bytes": max((e.state_bytes for e in done), default=0),
+            "inflight_messages": max((e.inflight_messages for e in done), default=0),
+            "inflight_bytes": max((e.inflight_bytes for e in done), default=0),
+            "duplicates": sum(n - 1 for n in self.outcome().duplicates.values()),
+        }
