@@ -20,6 +20,8 @@ LESSONS = [
     "04_dijkstra_proof",
     "05_fifo_matters",
     "06_stable_predicates",
+    "07_barrier_snapshots",
+    "08_failures_and_recovery",
 ]
 MAX_BYTES = 400_000
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"

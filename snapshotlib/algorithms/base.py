@@ -117,5 +117,10 @@ class SnapshotAlgorithm:
     def before_app_action(self, process: str) -> None:
         """Called before each application action when :attr:`watches_actions` is set."""
 
+    def discard(self, snapshot_id: str) -> None:
+        """Forget a snapshot that failed: its record goes, and control messages of it
+        still in flight are ignored from now on."""
+        self.records.pop(snapshot_id, None)
+
     def finish(self) -> None:
         """Called when a run ends, e.g. to record processes that had nothing more to do."""

@@ -47,12 +47,19 @@ class ChandyLamport(SnapshotAlgorithm):
     def on_control(self, process: str, channel: int, message: int, action: int) -> None:
         snapshot_id = self.sim.trace.messages[message].tag
         assert snapshot_id is not None
-        rec = self.records[snapshot_id]
+        rec = self.records.get(snapshot_id)
+        if rec is None:
+            return  # a marker of a snapshot that was discarded
         if process not in rec.red_from:
             self._record(rec, process, action, via=channel)
         else:
             self._recording[channel].pop(snapshot_id, None)
             rec.closed.add(channel)
+
+    def discard(self, snapshot_id: str) -> None:
+        super().discard(snapshot_id)
+        for recording in self._recording:
+            recording.pop(snapshot_id, None)
 
     def on_app_receive(self, channel: int, message: int) -> None:
         recording = self._recording[channel]

@@ -2,8 +2,11 @@
 
 Stdlib only, like the engine: a lesson's checks are plain functions that return a
 :class:`Feedback`, which notebooks display (green or red, with a hint) and tests read.
+Each lesson's helpers live in ``lesson_NN``; the two on stream processing (07 barrier
+snapshots, 08 failures and recovery) are also importable from here.
 """
 
+from . import lesson_07, lesson_08
 from .feedback import Feedback, check_equal
 
-__all__ = ["Feedback", "check_equal"]
+__all__ = ["Feedback", "check_equal", "lesson_07", "lesson_08"]

@@ -73,7 +73,12 @@ class Dataflow:
                 raise DataflowError(f"operator {op.name!r} is listed twice")
             by_name[op.name] = op
         object.__setattr__(self, "_by_name", by_name)
-        net = self.network()  # checks names, self-loops, duplicate edges
+        try:
+            net = self.network()  # checks names, self-loops, duplicate edges
+        except DataflowError:
+            raise
+        except NetworkError as e:
+            raise DataflowError(str(e)) from None
         for op in self.operators:
             ins, outs = net.inputs(op.name), net.outputs(op.name)
             if op.kind == "source" and ins:

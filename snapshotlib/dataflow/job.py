@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action, Deliver, Internal
-from ..algorithms.barriers import BARRIER_VARIANTS, BarrierSnapshot
+from ..algorithms.barriers import BARRIER_VARIANTS, BarrierSnapshot, back_edges
 from ..algorithms.base import SnapshotAlgorithm
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..simulator import Simulator
@@ -68,9 +68,30 @@ class StreamJob:
         Steps after which an unfinished checkpoint is FAILED (``None``: never).
     capacity
         Records a channel can buffer: a step that would send on a full channel waits
-        (credit-based backpressure). ``None``: unbounded.
+        (credit-based backpressure). ``None``: unbounded. Feedback edges of a cycle
+        stay unbounded (bounded, the cycle could deadlock).
+    max_concurrent
+        Checkpoints that may be in progress at once; a trigger that is due waits while
+        this many are unfinished (Flink's default is 1). Without it, a short interval
+        floods the channels with barriers and starves the records.
     record_bytes
         Size of a record, for the recorded-bytes metrics.
+    algorithm
+        A :class:`~snapshotlib.algorithms.base.SnapshotAlgorithm` subclass to run
+        instead of the variant's own class (an implementation of ``variant``, such as a
+        learner's :class:`~snapshotlib.algorithms.barriers.BarrierSnapshot` subclass);
+        it is instantiated afresh at the start and at every restore. ``variant`` then
+        only names the run in :meth:`metrics`.
+
+    Examples
+    --------
+    >>> from snapshotlib.algorithms.barriers import AlignedBarriers
+    >>> from snapshotlib.dataflow import word_count
+    >>> class Mine(AlignedBarriers):
+    ...     name = "mine"
+    >>> job = StreamJob(word_count(records=10), algorithm=Mine, seed=2).run()
+    >>> type(job.sim.algorithm).__name__, job.metrics()["completed"] > 0
+    ('Mine', True)
     """
 
     def __init__(
@@ -82,17 +103,27 @@ class StreamJob:
         interval: int = 15,
         ttl: int | None = None,
         capacity: int | None = None,
+        max_concurrent: int = 1,
         record_bytes: int = 200,
+        algorithm: type[SnapshotAlgorithm] | None = None,
     ) -> None:
         if variant not in VARIANTS:
             raise JobError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
         if interval < 1:
             raise JobError(f"interval must be at least 1 step, got {interval}")
+        if algorithm is not None and not (
+            isinstance(algorithm, type) and issubclass(algorithm, SnapshotAlgorithm)
+        ):
+            raise JobError(
+                f"algorithm must be a SnapshotAlgorithm subclass (the class itself, "
+                f"not an instance), got {algorithm!r}"
+            )
         self.flow, self.variant = flow, variant
+        self.algorithm_class = algorithm
         self.network = flow.network()
         self.app = DataflowApp(flow, record_bytes)
         self.rng = random.Random(seed)
-        self.interval, self.capacity = interval, capacity
+        self.interval, self.capacity, self.max_concurrent = interval, capacity, max_concurrent
         self.coordinator = CheckpointCoordinator(self.network.processes, ttl)
         self.steps = 0
         self.crashed: str | None = None
@@ -106,10 +137,13 @@ class StreamJob:
         self._checkpoints = 0
         self._next_trigger = interval
         self._crossed: dict[str, list[tuple[str, int]]] = {}
+        self._feedback = back_edges(self.network)
         self.sim = self._new_simulator(None, {})
 
     # ------------------------------------------------------------- set-up
     def _algorithm(self) -> SnapshotAlgorithm:
+        if self.algorithm_class is not None:
+            return self.algorithm_class()
         if self.variant == "chandy-lamport":
             return ChandyLamport()
         return BARRIER_VARIANTS[self.variant]()
@@ -141,8 +175,13 @@ class StreamJob:
     def _has_room(self, process: str, dst: str | None) -> bool:
         if self.capacity is None or dst is None:
             return True
-        queue = self.sim.queues[self.network.channel_index(self.network.channel(process, dst))]
-        return len(queue) < self.capacity
+        channel = self.network.channel_index(self.network.channel(process, dst))
+        if channel in self._feedback:
+            return True  # bounded feedback buffers could deadlock the cycle: not bounded
+        # barriers and markers take no credit: only records fill a channel's buffer
+        queue = self.sim.queues[channel]
+        messages = self.sim.trace.messages
+        return sum(messages[m].kind == APP for m in queue) < self.capacity
 
     def _room_for(self, d: Deliver) -> bool:
         if self.capacity is None:
@@ -196,7 +235,8 @@ class StreamJob:
         for cid in self.coordinator.expire(self.steps):
             self._discard(cid)
             self.events.append((self.steps, f"{cid} FAILED: past its time-to-live"))
-        if self.steps >= self._next_trigger and self._input_left():
+        due = self.steps >= self._next_trigger and self._input_left()
+        if due and len(self.coordinator.pending()) < self.max_concurrent:
             self.trigger()
 
     def _input_left(self) -> bool:
@@ -247,11 +287,7 @@ class StreamJob:
         self.events.append((self.steps, f"{entry.id} COMPLETED"))
 
     def _discard(self, cid: str) -> None:
-        algo = self.sim.algorithm
-        if isinstance(algo, BarrierSnapshot):
-            algo.discard(cid)
-        else:
-            algo.records.pop(cid, None)
+        self.sim.algorithm.discard(cid)
 
     # ------------------------------------------------------------- failures
     def crash(self, process: str) -> list[str]:

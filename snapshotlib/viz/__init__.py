@@ -4,17 +4,28 @@ Needs the ``viz`` extra (plotly, networkx). Importing :mod:`snapshotlib` alone n
 imports this package.
 """
 
+from .checkpoints import registry_figure, registry_spec
 from .commutation import commutation_figure, commutation_spec
+from .costs import backpressure_figure, costs_figure
+from .dataflow import dataflow_figure, dataflow_spec
+from .layered import dataflow_layout
 from .network import network_figure, network_layout, network_spec
 from .spacetime import spacetime_figure, spacetime_spec
 from .update import update_in_place
 
 __all__ = [
+    "backpressure_figure",
     "commutation_figure",
     "commutation_spec",
+    "costs_figure",
+    "dataflow_figure",
+    "dataflow_layout",
+    "dataflow_spec",
     "network_figure",
     "network_layout",
     "network_spec",
+    "registry_figure",
+    "registry_spec",
     "spacetime_figure",
     "spacetime_spec",
     "update_in_place",

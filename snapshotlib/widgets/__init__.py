@@ -5,7 +5,15 @@ Needs the ``widgets`` extra (ipywidgets, anywidget, plotly, networkx).
 
 from .commutation_stepper import CommutationStepper
 from .cut_checker import CutChecker
+from .dataflow_explorer import DataflowExplorer
 from .explorer import Explorer
 from .static import show_static, static_svg
 
-__all__ = ["CommutationStepper", "CutChecker", "Explorer", "show_static", "static_svg"]
+__all__ = [
+    "CommutationStepper",
+    "CutChecker",
+    "DataflowExplorer",
+    "Explorer",
+    "show_static",
+    "static_svg",
+]

@@ -1,0 +1,371 @@
+"""Lesson 07, barrier snapshots: the stories it tells, the claims it makes about the
+measured table, the sizing arithmetic, and the feedback of its try-its.
+
+The measurements are taken with the lesson's own parameters, so every sentence of the
+lesson that reads a number off a table is checked here as an ordering or a bound.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from snapshotlib.checks import check_snapshot
+from snapshotlib.course.lesson_07 import (
+    CYCLIC,
+    DAG,
+    TRY_IT,
+    Costs,
+    Sizing,
+    backpressure,
+    backpressure_table,
+    check_in_flight,
+    check_node_buffer,
+    claims,
+    costs_table,
+    flow_text,
+    measure,
+    recorded_text,
+    recorders,
+    story,
+)
+from snapshotlib.dataflow import EXACTLY_ONCE, VARIANTS, StreamJob
+
+EVERY = set(VARIANTS)
+
+
+@pytest.fixture(scope="module")
+def dag() -> dict[str, Costs]:
+    return {c.variant: c for c in measure(DAG, seeds=range(40), crash_at=(100, "C1"))}
+
+
+@pytest.fixture(scope="module")
+def cyclic() -> dict[str, Costs]:
+    return {c.variant: c for c in measure(CYCLIC, seeds=range(40), crash_at=(50, "H"))}
+
+
+@pytest.fixture(scope="module")
+def bounded() -> dict[str, Costs]:
+    costs = measure(DAG, seeds=range(40), capacity=2, variants=("chandy-lamport", "aligned"))
+    return {c.variant: c for c in costs}
+
+
+# ------------------------------------------------------------------ the jobs
+
+
+def test_the_lessons_job_keeps_both_counters_busy() -> None:
+    job = StreamJob(DAG, "aligned", seed=0).run()
+    counts = job.outcome().counts
+    assert counts["C1"] and counts["C2"]
+    assert set(counts["C1"]) == {"k4", "k5", "k6", "k7"}
+    assert set(counts["C2"]) == {"k0", "k1", "k2", "k3"}
+
+
+def test_the_cyclic_job_has_one_back_edge() -> None:
+    assert flow_text(CYCLIC).splitlines()[-1] == "back edges: L->H"
+    assert flow_text(DAG).splitlines()[-1] == "no cycle"
+
+
+# --------------------------------------------------------------- the stories
+
+
+def test_an_aligned_operator_blocks_the_first_input_and_records_nothing_in_flight() -> None:
+    job = StreamJob(DAG, "aligned", seed=23)
+    text = story(job, "C1", "c1")
+    assert "C1 blocks S1->C1 and waits for the barrier on S2->C1" in text
+    assert "S1#3 is sent on S1->C1, which is blocked: it waits there (1 waiting)" in text
+    assert "unblocks S1->C1 (2 records waited)" in text
+    assert text.splitlines()[-1].endswith("in flight on its inputs: nothing")
+
+
+def test_chandy_lamport_records_what_arrives_before_the_marker_and_never_blocks() -> None:
+    job = StreamJob(DAG, "chandy-lamport", seed=23)
+    text = story(job, "C1", "c1")
+    assert "blocks" not in text
+    assert "C1 stops recording it: 1 record in flight (S2#3)" in text
+
+
+def test_an_unaligned_barrier_overtakes_the_queued_output_and_it_is_recorded() -> None:
+    job = StreamJob(DAG, "unaligned", seed=23)
+    text = story(job, "C1", "c1")
+    assert "the barrier overtakes what waits on C1->K: S1#0, S2#2 (recorded)" in text
+    job.run()
+    assert "in flight: S1->C1: S1#2; S2->C1: S2#3; C1->K: S1#0, S2#2" in recorded_text(job, "c1")
+
+
+def test_at_least_once_names_the_records_that_cross_the_barrier() -> None:
+    job = StreamJob(DAG, "at-least-once", seed=23)
+    text = story(job, "C1", "c1")
+    crossing = [line.split()[4] for line in text.splitlines() if "crosses the barrier" in line]
+    assert crossing == ["S1#3", "S1#4"]
+    crossed = {job.sim.trace.messages[m].label for m in job.sim.algorithm.crossed["c1"]}
+    assert {"S1#3", "S1#4"} <= crossed  # crossings at C1 (others may cross at K)
+    job.run()
+    assert check_snapshot(job.sim, "c1").reason.startswith("message S1#3 (sent by S1")
+
+
+def test_the_four_variants_start_the_lessons_checkpoint_from_the_same_moment() -> None:
+    jobs = {v: StreamJob(DAG, v, seed=23).run() for v in VARIANTS}
+    offsets = {v: (j.coordinator.entry("c1").snapshot.processes["S1"].state,
+                   j.coordinator.entry("c1").snapshot.processes["S2"].state)
+               for v, j in jobs.items()}  # fmt: skip
+    assert set(offsets.values()) == {(3, 4)}
+    latency = {v: j.coordinator.entry("c1").duration for v, j in jobs.items()}
+    assert latency == {"chandy-lamport": 28, "aligned": 31, "unaligned": 16, "at-least-once": 54}
+
+
+def test_on_the_cycle_the_back_edge_is_logged_until_its_barrier_comes_round() -> None:
+    job = StreamJob(CYCLIC, "aligned", seed=0)
+    text = story(job, "H", "c1")
+    assert "it records what arrives on L->H until its barrier comes" in text
+    assert "H stops recording it: 1 record in flight (S#4)" in text
+    job.run()
+    assert "in flight: L->H: S#4" in recorded_text(job, "c1")
+
+
+def test_telling_a_story_does_not_change_the_run() -> None:
+    told = StreamJob(DAG, "unaligned", seed=3)
+    story(told, "C2", "c1")
+    told.run()
+    plain = StreamJob(DAG, "unaligned", seed=3).run()
+    assert told.metrics() == plain.metrics()
+    assert told.coordinator.rows() == plain.coordinator.rows()
+
+
+def test_a_checkpoint_not_completed_has_nothing_to_show() -> None:
+    job = StreamJob(DAG, "aligned", seed=0).run(max_steps=20)
+    assert recorded_text(job, "c1") == "c1 is INITIATED: nothing to restore from"
+
+
+# -------------------------------------------------- the measured table's claims
+
+
+def test_only_chandy_lamport_and_unaligned_record_in_flight_bytes_on_the_dag(
+    dag: dict[str, Costs],
+) -> None:
+    assert dag["aligned"].inflight_bytes == 0
+    assert dag["at-least-once"].inflight_bytes == 0
+    assert dag["chandy-lamport"].inflight_bytes > 0
+    assert dag["unaligned"].inflight_bytes > 2 * dag["chandy-lamport"].inflight_bytes
+
+
+def test_unaligned_checkpoints_complete_about_twice_as_fast(dag: dict[str, Costs]) -> None:
+    unaligned = dag["unaligned"].latency
+    for variant in ("chandy-lamport", "aligned", "at-least-once"):
+        assert 1.8 * unaligned < dag[variant].latency
+    assert dag["chandy-lamport"].latency < dag["aligned"].latency
+
+
+def test_only_alignment_blocks_and_buffers(dag: dict[str, Costs]) -> None:
+    for variant in ("chandy-lamport", "unaligned", "at-least-once"):
+        assert dag[variant].blocked == 0 and dag[variant].peak_buffered == 0
+    assert dag["aligned"].blocked > 80
+    assert dag["aligned"].peak_buffered >= 7
+
+
+def test_unaligned_records_the_least_state_and_the_most_in_flight(dag: dict[str, Costs]) -> None:
+    assert min(dag.values(), key=lambda c: c.state_bytes).variant == "unaligned"
+    assert max(dag.values(), key=lambda c: c.inflight_bytes).variant == "unaligned"
+
+
+def test_exactly_once_variants_recover_the_failure_free_output(dag: dict[str, Costs]) -> None:
+    for variant in EXACTLY_ONCE:
+        assert dag[variant].same_output == dag[variant].runs == 40
+        assert dag[variant].max_duplicates == 0
+
+
+def test_at_least_once_duplicates_only_after_a_restore_and_exactly_the_crossings(
+    dag: dict[str, Costs],
+) -> None:
+    alo = dag["at-least-once"]
+    assert alo.duplicates_without_crash == 0
+    assert alo.runs_with_duplicates == 39
+    assert alo.same_output == alo.runs - alo.runs_with_duplicates
+    assert alo.as_predicted == alo.runs
+
+
+def test_markers_and_barriers_are_one_per_channel_per_checkpoint(dag: dict[str, Costs]) -> None:
+    channels = len(DAG.network().channels)
+    assert {c.control for c in dag.values()} == {channels}
+
+
+def test_on_the_cycle_every_variant_records_the_back_edge_and_recovers(
+    cyclic: dict[str, Costs],
+) -> None:
+    assert all(c.inflight_bytes > 0 for c in cyclic.values())
+    assert all(c.same_output == c.runs for c in cyclic.values())
+    same = [
+        (c.latency, c.state_bytes, c.inflight_bytes, c.blocked)
+        for v, c in cyclic.items()
+        if v != "unaligned"
+    ]
+    assert len(set(same)) == 1  # nothing to align: aligned ABS is Chandy-Lamport here
+    assert cyclic["aligned"].blocked == 0
+
+
+def test_a_channel_capacity_bounds_every_buffer() -> None:
+    rows = backpressure(DAG, capacities=(None, 4, 2, 1), seeds=range(12))
+    by = {(r["capacity"], r["variant"]): r for r in rows}
+    buffered = [by[(c, "aligned")]["peak_buffered"] for c in (None, 4, 2, 1)]
+    assert buffered == sorted(buffered, reverse=True) and buffered[-1] <= 2 < buffered[0]
+    for variant in ("chandy-lamport", "unaligned"):
+        recorded = [by[(c, variant)]["inflight_bytes"] for c in (None, 4, 2, 1)]
+        assert recorded == sorted(recorded, reverse=True) and recorded[-1] < recorded[0]
+    assert all(r["finished"] == r["runs"] for r in rows)  # no deadlock: every record out
+    assert backpressure_table(rows).splitlines()[2].startswith("unbounded")
+
+
+def test_every_verdict_on_the_production_table_follows_from_the_numbers(
+    dag: dict[str, Costs], cyclic: dict[str, Costs], bounded: dict[str, Costs]
+) -> None:
+    found = claims(list(dag.values()), list(cyclic.values()), list(bounded.values()))
+    verdicts = {(c.method, c.column): c.verdict.split(":")[0] for c in found}
+    assert verdicts == {
+        ("Chandy-Lamport", "latency impact"): "agrees",
+        ("ABS (aligned)", "latency impact"): "does not hold",
+        ("Chandy-Lamport", "memory overhead"): "agrees",
+        ("ABS (aligned)", "memory overhead"): "half right",
+        ("ABS (aligned)", "text"): "does not hold",
+        ("both", "network overhead"): "does not hold",
+        ("Chandy-Lamport", "topology"): "does not hold",
+        ("ABS (aligned)", "topology"): "does not hold",
+        ("both", "recovery complexity"): "agrees",
+    }
+    assert bounded["aligned"].peak_buffered < dag["aligned"].peak_buffered
+
+
+def test_the_table_has_a_row_per_variant_and_a_legend(dag: dict[str, Costs]) -> None:
+    lines = costs_table(list(dag.values())).splitlines()
+    assert [line.split()[0] for line in lines[1:5]] == list(VARIANTS)
+    assert lines[5] == "" and lines[6].startswith("medians over 40 seeds")
+
+
+# ------------------------------------------------------------------ sizing
+
+
+def test_the_production_lessons_arithmetic() -> None:
+    s = Sizing(nodes=100, rate=50_000, record_bytes=200, delay=2)
+    assert s.channels == 9_900
+    assert s.records_per_channel == 100_000
+    assert s.bytes_per_channel == 20_000_000
+    assert s.per_node_bytes == 1_980_000_000
+    assert s.cluster_bytes == 198_000_000_000
+    assert "(1.98 GB)" in str(s) and "(198 GB)" in str(s)
+
+
+# ------------------------------------------------------------ try it: in flight
+
+
+def test_the_recorders_are_found_by_running_the_variants() -> None:
+    assert recorders(DAG) == {"chandy-lamport", "unaligned"}
+    assert recorders(CYCLIC) == EVERY
+
+
+@pytest.mark.parametrize(
+    "answer", [{"chandy-lamport", "unaligned"}, ["unaligned", "chandy-lamport"]]
+)
+def test_naming_chandy_lamport_and_unaligned_is_right(answer: object) -> None:
+    assert check_in_flight(answer).ok
+
+
+def test_on_the_cycle_every_variant_is_right() -> None:
+    feedback = check_in_flight(EVERY, cyclic=True)
+    assert feedback.ok and "back edge L->H" in feedback.message
+
+
+@pytest.mark.parametrize(
+    ("answer", "says", "hint"),
+    [
+        ({"chandy-lamport", "unaligned", "aligned"}, "aligned records no in-flight", "not wait"),
+        (
+            {"chandy-lamport", "unaligned", "at-least-once"},
+            "at-least-once records no",
+            "operators' states",
+        ),
+        ({"chandy-lamport"}, "unaligned records in-flight data too", "overtakes"),
+        ("unaligned", "chandy-lamport records", "before the marker"),
+        (set(), "chandy-lamport, unaligned record", "marker"),
+    ],
+)
+def test_a_wrong_set_names_the_variant_and_hints_at_its_rule(
+    answer: object, says: str, hint: str
+) -> None:
+    feedback = check_in_flight(answer)
+    assert not feedback.ok
+    assert says in feedback.message
+    assert hint in feedback.hint
+
+
+def test_forgetting_the_back_edge_gets_the_cycle_hint() -> None:
+    feedback = check_in_flight({"chandy-lamport", "unaligned"}, cyclic=True)
+    assert not feedback.ok
+    assert "aligned, at-least-once record in-flight data too" in feedback.message
+    assert "back edge" in feedback.hint
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [(None, "No answer"), (..., "No answer"), (5, "not a set"), ({"abs"}, "Unknown variant")],
+)
+def test_an_answer_that_is_not_a_set_of_variants_is_explained(answer: object, says: str) -> None:
+    feedback = check_in_flight(answer)
+    assert not feedback.ok and says in feedback.message and feedback.hint
+
+
+# -------------------------------------------------------------- try it: sizing
+
+
+@pytest.mark.parametrize("answer", [57_000_000, 57e6, 57_100_000])
+def test_the_smaller_clusters_buffer_is_accepted(answer: float) -> None:
+    feedback = check_node_buffer(answer)
+    assert feedback.ok
+    assert "19 input channels × 6,000 records × 500 B" in feedback.message
+    assert TRY_IT.per_node_bytes == 57_000_000
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (60_000_000, "no channel to itself"),
+        (1_140_000_000, "whole cluster"),
+        (3_000_000, "one channel"),
+        (114_000, "number of records"),
+        (19_000_000, "one second"),
+        (57, "megabytes"),
+        (0.057, "gigabytes"),
+        (12_345, "Multiply"),
+    ],
+)
+def test_typical_slips_in_the_arithmetic_get_their_hint(answer: float, hint: str) -> None:
+    feedback = check_node_buffer(answer)
+    assert not feedback.ok
+    assert hint in feedback.hint
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"), [(None, "No answer"), ("57 MB", "not a number"), (True, "not a number")]
+)
+def test_a_sizing_answer_must_be_a_number(answer: object, says: str) -> None:
+    feedback = check_node_buffer(answer)
+    assert not feedback.ok and says in feedback.message
+
+
+# -------------------------------------------------------------------- figures
+
+
+def test_the_cost_figures_are_valid_plotly_with_a_panel_per_metric(dag: dict[str, Costs]) -> None:
+    go = pytest.importorskip("plotly.graph_objects")
+    from snapshotlib.viz import backpressure_figure, costs_figure
+    from snapshotlib.viz.costs import METRICS
+
+    fig = costs_figure(list(dag.values()))
+    go.Figure(fig.to_dict())  # validates every property
+    assert len(fig.data) == len(METRICS)
+    assert [a.text for a in fig.layout.annotations] == [title for _, title in METRICS]
+    latency = fig.data[0]
+    assert latency.customdata == tuple(VARIANTS)
+    assert latency.y == tuple(dag[v].latency for v in VARIANTS)
+    rows = backpressure(DAG, capacities=(None, 1), seeds=range(2))
+    bp = backpressure_figure(rows)
+    go.Figure(bp.to_dict())
+    assert bp.data[0].x == ("unbounded", "1")
+    assert len(bp.data) == 3 * len(VARIANTS)
