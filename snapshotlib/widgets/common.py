@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
@@ -24,12 +25,20 @@ def figure_widget(fig: go.Figure) -> go.FigureWidget:
     return go.FigureWidget(fig)
 
 
-def widget_bundle(widget: Any, what: str, **kwargs: Any) -> dict[str, Any]:
+def widget_bundle(
+    widget: Any, what: str, views: Sequence[Any] = (), **kwargs: Any
+) -> dict[str, Any]:
     """A widget's display bundle whose plain-text part reads well where widgets cannot run.
 
     A notebook viewed without a kernel shows the ``text/plain`` part: say what the widget
-    is rather than print its tree of children.
+    is rather than print its tree of children. ``views`` are the FigureWidgets inside it:
+    a FigureWidget sends the browser its changes only, and its whole state only when it
+    is displayed by itself, so inside a box the changes made before the widget is shown
+    (a notebook that steps first) would be lost; asking each for its own bundle sends its
+    whole state now.
     """
+    for view in views:
+        view._repr_mimebundle_()
     bundle = dict(widget._repr_mimebundle_(**kwargs))
     bundle["text/plain"] = f"[{what}: an interactive widget; run the notebook to use it]"
     return bundle

@@ -69,7 +69,7 @@ class CommutationStepper:
         self.refresh()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return widget_bundle(self.widget, "CommutationStepper", **kwargs)
+        return widget_bundle(self.widget, "CommutationStepper", (self.view,), **kwargs)
 
     def go(self, done: int) -> None:
         """Show the arrangement after ``done`` swaps (clamped to the available range)."""

@@ -49,7 +49,7 @@ class CutChecker:
         self.refresh()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return widget_bundle(self.widget, "CutChecker", **kwargs)
+        return widget_bundle(self.widget, "CutChecker", (self.view,), **kwargs)
 
     @property
     def frontier(self) -> dict[str, int]:

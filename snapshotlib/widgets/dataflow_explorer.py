@@ -267,13 +267,8 @@ class DataflowExplorer:
         self.log.add_class("dataflow-log")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        # A FigureWidget sends the browser its changes only (restyle messages), and its
-        # whole state only when it is displayed by itself; inside a box, the changes made
-        # before the explorer is shown (a notebook that runs the job first) would be lost.
-        # Asking each view for its own bundle sends its whole state now.
-        for view in (self.graph_view, self.registry_view):
-            view._repr_mimebundle_()
-        return widget_bundle(self.widget, "DataflowExplorer", **kwargs)
+        views = (self.graph_view, self.registry_view)
+        return widget_bundle(self.widget, "DataflowExplorer", views, **kwargs)
 
     # -------------------------------------------------------------- actions
     def step_once(self) -> bool:

@@ -182,7 +182,8 @@ class Explorer:
         self.status.add_class("explorer-status")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return widget_bundle(self.widget, "Explorer", **kwargs)
+        views = (self.network_view, self.spacetime_view)
+        return widget_bundle(self.widget, "Explorer", views, **kwargs)
 
     # -------------------------------------------------------------- actions
     def take(self, action: Action) -> bool:
