@@ -1,7 +1,8 @@
 """The ``snapshotlib`` command line.
 
-Exit codes: 0 success, 1 a check failed (``check``), 2 bad input. A user mistake gets one
-line on stderr naming the file, line or step, never a traceback.
+Exit codes: 0 success, 1 a check failed (``check``, ``check-traces``) or an execution of
+a sweep failed, 2 bad input. A user mistake gets one line on stderr naming the file,
+line or step, never a traceback.
 """
 
 from __future__ import annotations
@@ -174,15 +175,134 @@ def cmd_grade(args: argparse.Namespace) -> int:
     name, zipped = _find_autograder(args.exercise)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    written = str(out)
     try:
-        book = grade(folder, name, out, autograder=zipped, timeout=args.timeout,
-                     memory_mb=args.memory_mb, jobs=args.jobs)  # fmt: skip
+        if args.spark or args.master:  # a Spark task per submission, CSV and Parquet
+            on_spark = _spark_part("grading", True)
+            book = _started(lambda: on_spark.grade_on_spark(
+                folder, name, out, autograder=zipped, timeout=args.timeout,
+                memory_mb=args.memory_mb, master=args.master))  # fmt: skip
+            written = f"{out}, {on_spark.parquet_path(out)}"
+        else:
+            book = grade(folder, name, out, autograder=zipped, timeout=args.timeout,
+                         memory_mb=args.memory_mb, jobs=args.jobs)  # fmt: skip
     except GradingError as e:
         raise UsageError(str(e)) from None
     print(text_report(book))
     html = write_html_report(book, out.with_name(f"{out.stem}-report.html"))
-    print(f"\nwrote {out} and {html}")
+    print(f"\nwrote {written} and {html}")
     return 0
+
+
+# ------------------------------------------------------ sweeps and bulk trace checks
+def _spark_part(module: str, local: bool) -> Any:
+    """``snapshotlib.spark.<module>``, or a one-line error naming what is missing."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"snapshotlib.spark.{module}")
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] not in ("pyspark", "pyarrow"):
+            raise
+        hint = "" if local else " (or run with --local, which needs only pyarrow)"
+        raise UsageError(f"needs {e.name}: pip install 'snapshotlib[spark]'{hint}") from None
+
+
+def _started(run: Any) -> Any:
+    """``run()``, with Spark's failure to start as a one-line error."""
+    from .spark.session import SparkStartError
+
+    try:
+        return run()
+    except SparkStartError as e:
+        raise UsageError(str(e)) from None
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweeps import SweepConfigError, load_config
+
+    try:
+        sweep = load_config(args.config)
+    except SweepConfigError as e:
+        raise UsageError(str(e)) from None
+    if args.partitions is not None and args.partitions < 1:
+        raise UsageError(f"--partitions must be at least 1, got {args.partitions}")
+    runner = _spark_part("sweep", args.local)
+    progress = not args.quiet
+    if args.local:
+        result = runner.run_sweep_local(sweep, args.out, progress=progress)
+    else:
+        result = _started(
+            lambda: runner.run_sweep(
+                sweep, args.out, master=args.master, partitions=args.partitions, progress=progress
+            )
+        )
+    print(
+        f"sweep {result.name}: {result.executions} executions ({len(sweep.cells)} cells x "
+        f"{len(sweep.seeds)} seeds) in {result.seconds:.1f} s on {result.master}"
+    )
+    print(f"  rows:    {result.rows} (Parquet, partitioned by algorithm)")
+    print(f"  summary: {result.summary} and {result.summary.with_suffix('.csv')}")
+    if result.errors:
+        print(
+            f"snapshotlib: {result.errors} execution(s) failed; their rows say why (column error)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def cmd_check_traces(args: argparse.Namespace) -> int:
+    for path in args.files:
+        if not Path(path).is_file():
+            raise UsageError(f"{path}: no such file")
+    checker = _spark_part("traces", args.local)
+    if args.local:
+        report = checker.check_traces_local(args.files, args.out)
+    else:
+        report = _started(lambda: checker.check_traces(args.files, args.out, master=args.master))
+    for row in report.problems:
+        where = f"{row['file']}, line {row['line']}"
+        if row["error"] is not None:
+            print(f"snapshotlib: corrupt record skipped: {row['error']}", file=sys.stderr)
+        else:
+            print(f"{where}, {row['snapshot']}: {row['reason']}")
+    c = report.counts
+    print(
+        f"checked {c['records']} record(s) in {len(args.files)} file(s): {c['snapshots']} "
+        f"snapshot(s), {c['failed']} failing a check; {c['corrupt']} corrupt record(s) skipped"
+    )
+    if args.out:
+        print(f"  rows: {Path(args.out) / 'rows'} (Parquet)")
+    return 0 if report.ok else 1
+
+
+def _add_spark_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="simulate a grid of executions (TOML config) on Spark; Parquet rows and a summary",
+    )
+    p.add_argument("config", help="sweep configuration (TOML)")
+    p.add_argument("--out", required=True, help="output folder (rows/, summary.parquet, ...)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--master", help="Spark master URL (default local[*]; spark://HOST:7077)")
+    where.add_argument("--local", action="store_true", help="run in this process, without Spark")
+    p.add_argument(
+        "--partitions", type=int, help="Spark tasks (default: about 2500 executions each)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser(
+        "check-traces",
+        help="check every recorded execution (one scenario per JSON line) of FILEs, on Spark",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="JSON Lines files")
+    p.add_argument("--out", help="folder to write every row to (rows/, Parquet)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--master", help="Spark master URL (default local[*])")
+    where.add_argument("--local", action="store_true", help="run in this process, without Spark")
+    p.set_defaults(func=cmd_check_traces)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -223,7 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=300, help="seconds per submission (300)")
     p.add_argument("--memory-mb", type=int, default=2048, help="memory per process (2048)")
     p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (1)")
+    p.add_argument("--spark", action="store_true",
+                   help="a Spark task per submission (as many at once as Spark has cores); "
+                        "also writes the gradebook as Parquet")  # fmt: skip
+    p.add_argument("--master", help="Spark master URL (implies --spark; default local[*], "
+                   "or spark://HOST:7077)")  # fmt: skip
     p.set_defaults(func=cmd_grade)
+
+    _add_spark_commands(sub)
     return parser
 
 

@@ -291,3 +291,32 @@ def test_bad_requests_are_refused_clearly() -> None:
         job.crash("X")
     with pytest.raises(JobError, match="cannot deliver"):
         job.step(Deliver(Channel("C1", "K")))
+
+
+# ------------------------------------------------------------------ in sweeps
+
+
+def test_sweeps_run_the_barrier_variants_on_dataflow_jobs() -> None:
+    from snapshotlib.sweeps.execute import run_point
+
+    rows = {
+        variant: [
+            run_point({"topology": "dataflow", "algorithm": variant, "size": 7, "seed": s})
+            for s in range(15)
+        ]
+        for variant in ("aligned", "unaligned", "at-least-once")
+    }
+    assert all(r["error"] is None for rs in rows.values() for r in rs)
+    assert all(r["consistent"] and r["recorded_messages"] == 0 for r in rows["aligned"])
+    assert all(r["consistent"] and r["blocked_time"] == 0 for r in rows["unaligned"])
+    assert any(r["recorded_messages"] > 0 for r in rows["unaligned"])
+    for r in rows["at-least-once"]:  # duplicated exactly when the cut is inconsistent
+        assert r["consistent"] == (r["duplicates_after_restore"] == 0)
+    assert any(r["duplicates_after_restore"] for r in rows["at-least-once"])
+
+
+def test_a_sweep_point_with_non_fifo_barriers_reports_why() -> None:
+    from snapshotlib.sweeps.execute import run_point
+
+    row = run_point({"topology": "dataflow", "algorithm": "aligned", "fifo": False})
+    assert row["error"] == "ValueError: barrier snapshots assume FIFO channels (set fifo = true)"

@@ -22,6 +22,7 @@ LESSONS = [
     "06_stable_predicates",
     "07_barrier_snapshots",
     "08_failures_and_recovery",
+    "09_cost_at_scale",
 ]
 MAX_BYTES = 400_000
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"

@@ -6,7 +6,7 @@ Each lesson's helpers live in ``lesson_NN``; the two on stream processing (07 ba
 snapshots, 08 failures and recovery) are also importable from here.
 """
 
-from . import lesson_07, lesson_08
+from . import lesson_07, lesson_08, lesson_09
 from .feedback import Feedback, check_equal
 
-__all__ = ["Feedback", "check_equal", "lesson_07", "lesson_08"]
+__all__ = ["Feedback", "check_equal", "lesson_07", "lesson_08", "lesson_09"]

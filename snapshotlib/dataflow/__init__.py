@@ -18,6 +18,7 @@ from .graph import (
     word_count,
 )
 from .job import EXACTLY_ONCE, VARIANTS, JobError, Outcome, StreamJob
+from .sweep import run_dataflow  # registers the barrier variants with the sweeps
 
 __all__ = [
     "COMPLETED",
@@ -39,5 +40,6 @@ __all__ = [
     "input_log",
     "iteration",
     "random_dag",
+    "run_dataflow",
     "word_count",
 ]

@@ -358,6 +358,7 @@ def grade(
     contain: bool = True,
     workdir: str | Path | None = None,
     keep: bool = False,
+    first_index: int = 0,
 ) -> Gradebook:
     """Grade every ``*.ipynb`` in ``submissions_dir`` against an otter autograder zip.
 
@@ -376,6 +377,9 @@ def grade(
         are always among them
     contain : use the mount namespace and a user id per submission when running as root
     workdir, keep : where the scratch folders go, and whether to keep them
+    first_index : the number of the first submission, from which (as root) its user id
+        derives: gradings running at once in processes whose ids agree modulo 10,000
+        need disjoint numbers
 
     Examples
     --------
@@ -408,7 +412,7 @@ def grade(
                 i, sub = pending.pop(0)
                 job = _start(sub, zipped, base / f"{i:04d}", cell_timeout=cell, memory_mb=memory_mb,
                              cpu_seconds=cpu, fsize_mb=fsize_mb, hide=[Path(h) for h in hide],
-                             contain=contain, uid=_submission_uid(i))  # fmt: skip
+                             contain=contain, uid=_submission_uid(first_index + i))  # fmt: skip
                 running.append((i, job))
             time.sleep(0.1)
             for i, job in list(running):
@@ -430,8 +434,13 @@ def grade(
     return book
 
 
-def grade_one(notebook: str | Path, autograder: str | Path, **kw: object) -> SubmissionResult:
-    """Grade a single notebook (see :func:`grade` for the keywords)."""
+def grade_one(
+    notebook: str | Path, autograder: str | Path, *, index: int = 0, **kw: object
+) -> SubmissionResult:
+    """Grade a single notebook (see :func:`grade` for the keywords); ``index`` is its
+    ``first_index``: calls running at once need distinct ones."""
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copyfile(notebook, Path(tmp) / Path(notebook).name)
-        return grade(tmp, Path(notebook).stem, autograder=autograder, **kw).results[0]  # type: ignore[arg-type]
+        stem = Path(notebook).stem
+        book = grade(tmp, stem, autograder=autograder, first_index=index, **kw)  # type: ignore[arg-type]
+        return book.results[0]

@@ -10,6 +10,7 @@ from .costs import backpressure_figure, costs_figure
 from .dataflow import dataflow_figure, dataflow_spec
 from .layered import dataflow_layout
 from .network import network_figure, network_layout, network_spec
+from .scale import delay_figure, rate_figure
 from .spacetime import spacetime_figure, spacetime_spec
 from .update import update_in_place
 
@@ -21,9 +22,11 @@ __all__ = [
     "dataflow_figure",
     "dataflow_layout",
     "dataflow_spec",
+    "delay_figure",
     "network_figure",
     "network_layout",
     "network_spec",
+    "rate_figure",
     "registry_figure",
     "registry_spec",
     "spacetime_figure",

@@ -1,0 +1,153 @@
+"""Lesson 09, cost at scale: a sweep of many executions, read back from Parquet, and
+the production lesson's sizing arithmetic checked against it.
+
+:data:`SWEEP_TOML` is the lesson's sweep (four grids: marker delay for Chandy–Lamport
+and the barrier variants, clock drift for the naive clock snapshot, reordering on
+non-FIFO channels). The helpers take result rows (mappings with the columns of
+:mod:`snapshotlib.sweeps.params`, e.g. ``pandas.read_parquet(...).to_dict("records")``)
+and compute what the lesson shows: mean recorded bytes per marker delay
+(:func:`mean_by`), a least-squares line through them (:func:`fit_line`), the model's
+slope (:func:`model_slope`) and the table comparing both (:func:`model_table`).
+
+>>> fit_line([1, 2, 3], [5, 7, 9])
+(3.0, 2.0)
+>>> model_slope(rate=2, message_bytes=200)
+400.0
+>>> print(check_node_buffer(195_000_000))
+✓ Right: 39 input channels × 5,000 records × 1,000 B = 195,000,000 B (195 MB) per node.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .feedback import Feedback
+from .lesson_07 import Sizing
+from .lesson_07 import check_node_buffer as _check_node_buffer
+
+__all__ = [
+    "SEED_000",
+    "SWEEP_TOML",
+    "TRY_IT",
+    "check_node_buffer",
+    "fit_line",
+    "inconsistency_rates",
+    "mean_by",
+    "model_slope",
+    "model_table",
+]
+
+#: the lesson's sweep: 35 cells, 40 seeds each (1,400 executions)
+SWEEP_TOML = """\
+[sweep]
+name = "lesson-09"
+seeds = 40
+size = 5
+duration = 40
+rate = 2              # messages per process per tick
+tokens = 1000         # enough that no process runs dry
+message_delay = 1
+
+# 1. recorded in-flight bytes against the marker delay
+[[grid]]
+topology = "complete"
+algorithm = "chandy-lamport"
+marker_delay = [1, 2, 4, 8, 16]
+
+[[grid]]
+topology = "dataflow"
+algorithm = ["aligned", "unaligned", "at-least-once"]
+rate = 1              # records each source reads per tick
+marker_delay = [1, 2, 4, 8, 16]
+
+# 2. the naive clock snapshot against clock drift
+[[grid]]
+topology = "complete"
+algorithm = "clock"
+drift = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]
+
+# 3. Chandy-Lamport with reordering (message delays 1..message_delay), FIFO or not
+[[grid]]
+topology = "complete"
+algorithm = "chandy-lamport"
+fifo = [true, false]
+message_delay = [1, 2, 4, 8]
+marker_delay = 3
+"""
+
+#: the production lesson's cluster: 100 nodes, 50,000 messages/s of 200 B, 2 s delay
+SEED_000 = Sizing(nodes=100, rate=50_000, record_bytes=200, delay=2)
+#: the try-it's cluster
+TRY_IT = Sizing(nodes=40, rate=10_000, record_bytes=1_000, delay=0.5)
+
+
+def mean_by(
+    rows: Iterable[Mapping[str, Any]], key: str, value: str, **where: Any
+) -> dict[Any, float]:
+    """Mean of ``value`` per ``key``, over the rows matching ``where`` (sorted by key).
+
+    >>> rows = [{"d": 1, "b": 2, "a": "x"}, {"d": 1, "b": 4, "a": "x"}, {"d": 2, "b": 9, "a": "y"}]
+    >>> mean_by(rows, "d", "b", a="x")
+    {1: 3.0}
+    """
+    groups: dict[Any, list[float]] = {}
+    for row in rows:
+        if all(row[k] == v for k, v in where.items()) and row[value] is not None:
+            groups.setdefault(row[key], []).append(float(row[value]))
+    return {k: statistics.fmean(groups[k]) for k in sorted(groups)}
+
+
+def fit_line(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
+    """Least-squares ``(intercept, slope)`` of ``ys`` against ``xs``."""
+    slope, intercept = statistics.linear_regression([float(x) for x in xs], [float(y) for y in ys])
+    return (round(intercept, 9), round(slope, 9))
+
+
+def model_slope(rate: float, message_bytes: float) -> float:
+    """Bytes one more tick of marker delay adds to a snapshot, by the model.
+
+    With one initiator on a complete graph of ``n`` processes, the initiator records at
+    once and its ``n - 1`` input channels are recorded until their markers come back,
+    a marker delay later than the others: each carries ``rate / (n - 1)`` messages per
+    tick, so the snapshot grows by ``(n - 1) * rate / (n - 1) * message_bytes``, that is
+    ``rate * message_bytes``, per tick of delay. The other channels hold only what is in
+    transit when both their ends record, which does not depend on the delay.
+    """
+    return float(rate) * float(message_bytes)
+
+
+def model_table(means: Mapping[int, float], intercept: float, slope: float) -> str:
+    """Simulated mean bytes per marker delay next to the model line ``intercept + slope * d``."""
+    lines = ["delay  simulated B  model B  difference"]
+    for d, b in means.items():
+        m = intercept + slope * d
+        lines.append(f"{d:5}  {b:11,.0f}  {m:7,.0f}  {(b - m) / m:+10.1%}")
+    return "\n".join(lines)
+
+
+def inconsistency_rates(
+    summary: Iterable[Mapping[str, Any]], key: str, **where: Any
+) -> dict[Any, float]:
+    """``1 - consistent_rate`` per ``key`` over the summary rows matching ``where``.
+
+    >>> inconsistency_rates([{"drift": 0.1, "consistent_rate": 0.75, "algorithm": "clock"}],
+    ...                     "drift", algorithm="clock")
+    {0.1: 0.25}
+    """
+    out = {}
+    for row in summary:
+        if all(row[k] == v for k, v in where.items()):
+            out[row[key]] = round(1.0 - float(row["consistent_rate"]), 9)
+    return dict(sorted(out.items()))
+
+
+def check_node_buffer(answer: Any) -> Feedback:
+    """The try-it: the bytes one node of :data:`TRY_IT` records while the markers on all
+    its inputs are held up, by the model.
+
+    >>> print(check_node_buffer(195))
+    ✗ 195 B is not it. Hint: Answer in bytes, not megabytes.
+    """
+    return _check_node_buffer(answer, TRY_IT)

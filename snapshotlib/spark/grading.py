@@ -1,0 +1,293 @@
+"""Grade a folder of submitted notebooks on Spark, one Spark task per submission.
+
+The driver reads every submission (its bytes) and ships the autograder zip to the
+executors once (a broadcast variable), so the submissions folder need not be on a file
+system the workers see. Each submission is one partition of an RDD and is graded by a
+Spark job of its own. Its task writes the notebook and the zip into a temporary folder
+of its worker and starts a supervisor process in a session of its own, which grades it
+with :func:`snapshotlib.grading.grade_one`: the limits and the containment of the local
+grader (a child process in its own scratch folder and session; time, CPU, memory and
+file-size limits; as root a private read-only mount namespace and a user id of its own,
+numbered by the submission's position so that tasks running at once never share one).
+The supervisor outlives a task whose worker Spark kills, so the limits still hold and
+the temporary files still go. The task hands back a plain row, and the driver
+assembles the same :class:`~snapshotlib.grading.Gradebook` as the local grader.
+
+A job of its own per submission means that a task that fails outright (its Python
+worker killed, an executor lost, an exception) fails that job only: the submission gets
+the status ``"crashed"`` and the reason, and every other submission is graded as usual.
+
+Output: the gradebook CSV exactly as the local grader writes it, and the same rows (one
+per submission and test, with a ``TOTAL`` row per submission) as Parquet beside it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..grading.gradebook import Gradebook, SubmissionResult, TestScore
+from ..grading.runner import GradingError, autograder_tests, grade_one
+from .session import SparkStartError
+
+#: the columns of the gradebook, in the CSV and the Parquet file alike
+COLUMNS = (
+    ("submission", "str"),
+    ("test", "str"),
+    ("score", "float"),
+    ("possible", "float"),
+    ("status", "str"),
+)
+
+_runs = itertools.count(1)
+
+
+def grade_on_spark(
+    submissions_dir: str | Path,
+    exercise: str,
+    out_csv: str | Path | None = None,
+    *,
+    autograder: str | Path | None = None,
+    spark: Any = None,
+    master: str | None = None,
+    timeout: float = 300,
+    memory_mb: int = 2048,
+    cell_timeout: int | None = None,
+    fsize_mb: int = 64,
+    hide: Sequence[str | Path] = (),
+    contain: bool = True,
+    workdir: str | Path | None = None,
+) -> Gradebook:
+    """Grade every ``*.ipynb`` in ``submissions_dir`` on Spark; see the module docstring.
+
+    The parameters are those of :func:`snapshotlib.grading.grade`, with ``spark`` (a
+    running session) or ``master`` (``local[*]`` by default, ``spark://HOST:7077``...)
+    in place of ``jobs``: as many submissions are graded at once as Spark has cores.
+    ``hide`` and ``workdir`` are paths on the workers. With ``out_csv``, the gradebook
+    is written there and as Parquet to :func:`parquet_path` of it.
+    """
+    submissions, zipped = _inputs(submissions_dir, exercise, autograder)
+    tests = autograder_tests(zipped)
+    limits: dict[str, Any] = {
+        "timeout": timeout,
+        "memory_mb": memory_mb,
+        "cell_timeout": cell_timeout,
+        "fsize_mb": fsize_mb,
+        "hide": [str(h) for h in hide],
+        "contain": contain,
+        "workdir": None if workdir is None else str(workdir),
+    }
+    items = [(i, path.name, path.read_bytes()) for i, path in enumerate(submissions)]
+    if spark is None:
+        spark = _session(master)
+    sc = spark.sparkContext
+    rdd = sc.parallelize(items, len(items))  # one partition per submission
+    shipped = sc.broadcast((zipped.name, zipped.read_bytes()))
+    task = functools.partial(_grade_partition, shipped, limits)
+    group = f"snapshotlib-grade-{os.getpid()}-{next(_runs)}"
+
+    def run(i: int) -> SubmissionResult:
+        sc.setJobGroup(group, f"grade {items[i][1]}", interruptOnCancel=True)
+        started = time.monotonic()
+        try:
+            (row,) = sc.runJob(rdd, task, [i])
+            return _result(row, tests)
+        except Exception as e:  # the task, its worker or its executor failed
+            seconds = round(time.monotonic() - started, 2)
+            detail = f"its Spark task failed: {_reason(e)}"
+            return _result(_row(items[i][1], "crashed", seconds, detail), tests)
+
+    # a job waiting in line for every core, so none stays idle between two submissions
+    pool = ThreadPoolExecutor(
+        min(len(items), 2 * max(1, sc.defaultParallelism)), thread_name_prefix="grade"
+    )
+    try:
+        results = list(pool.map(run, range(len(items))))
+    except BaseException:
+        sc.cancelJobGroup(group)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        shipped.destroy()
+    book = Gradebook(exercise, list(tests), results)
+    if out_csv is not None:
+        write_gradebook(book, out_csv)
+    return book
+
+
+def parquet_path(out_csv: str | Path) -> Path:
+    """Where the Parquet gradebook goes, beside the CSV.
+
+    >>> parquet_path("out/grades.csv")
+    PosixPath('out/grades.parquet')
+    """
+    return Path(out_csv).with_suffix(".parquet")
+
+
+def write_gradebook(book: Gradebook, out_csv: str | Path) -> tuple[Path, Path]:
+    """Write ``book`` as the local grader does (CSV) and as Parquet; both paths."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .output import arrow_schema
+
+    csv = book.to_csv(out_csv)
+    parquet = parquet_path(out_csv)
+    pq.write_table(pa.Table.from_pylist(book.rows(), schema=arrow_schema(COLUMNS)), parquet)
+    return csv, parquet
+
+
+# ------------------------------------------------------------------ driver side
+
+
+def _inputs(
+    submissions_dir: str | Path, exercise: str, autograder: str | Path | None
+) -> tuple[list[Path], Path]:
+    """The submissions and the autograder zip, checked as the local grader checks them."""
+    folder = Path(submissions_dir)
+    if not folder.is_dir():
+        raise GradingError(f"{folder}: no such folder")
+    submissions = sorted(folder.glob("*.ipynb"))
+    if not submissions:
+        raise GradingError(f"{folder}: no *.ipynb submissions")
+    zipped = Path(autograder) if autograder else Path("build/autograder") / f"{exercise}.zip"
+    if not zipped.is_file():
+        raise GradingError(f"{zipped}: no autograder zip (run `make exercises`)")
+    return submissions, zipped
+
+
+def _session(master: str | None) -> Any:
+    missing = [m for m in ("pyspark", "pyarrow") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SparkStartError(
+            f"grading on Spark needs {', '.join(missing)}: pip install 'snapshotlib[spark]'"
+        )
+    from .session import spark_session
+
+    return spark_session(master, app_name="snapshotlib-grade")
+
+
+def _result(row: dict[str, Any], tests: dict[str, float]) -> SubmissionResult:
+    """A task's row as a :class:`SubmissionResult` with a score for every test."""
+    got = {test: score for test, score, _ in row["scores"]}
+    scores = tuple(TestScore(t, got.get(t, 0.0), points) for t, points in tests.items())
+    return SubmissionResult(
+        row["submission"], row["status"], scores, row["seconds"], row["cell_timeouts"],
+        row["detail"],
+    )  # fmt: skip
+
+
+def _reason(error: BaseException) -> str:
+    """The gist of a failed Spark job: the first lines of its message, no stack frames."""
+    java = getattr(error, "java_exception", None)
+    text = str(java.getMessage()) if java is not None else f"{type(error).__name__}: {error}"
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("Driver stacktrace"):
+            break
+        if line.strip() and not line.lstrip().startswith(("at ", "... ")):
+            lines.append(line.strip())
+    return "\n".join(lines[:8])
+
+
+# ------------------------------------------------------------------ task side
+
+
+def _row(
+    submission: str,
+    status: str,
+    seconds: float,
+    detail: str,
+    scores: Iterable[tuple[str, float, float]] = (),
+    cell_timeouts: int = 0,
+) -> dict[str, Any]:
+    """What a task hands back for one submission: plain values only."""
+    return {"submission": submission, "status": status, "scores": list(scores),
+            "seconds": seconds, "cell_timeouts": cell_timeouts, "detail": detail}  # fmt: skip
+
+
+def _grade_partition(
+    shipped: Any, limits: dict[str, Any], part: Iterable[tuple[int, str, bytes]]
+) -> Iterator[dict[str, Any]]:
+    """The function a Spark task runs: its submissions in, their rows out."""
+    name, zipped = shipped.value
+    for index, submission, notebook in part:
+        yield grade_bytes(index, submission, notebook, name, zipped, limits)
+
+
+def grade_bytes(
+    index: int,
+    submission: str,
+    notebook: bytes,
+    autograder_name: str,
+    autograder: bytes,
+    limits: dict[str, Any],
+) -> dict[str, Any]:
+    """Grade one submission given as bytes, on this machine; its row.
+
+    ``index`` is the submission's position in the folder (it sets its user id as root);
+    ``limits`` are keywords of :func:`~snapshotlib.grading.grade`. The grading runs in
+    a supervisor process of its own session (``python -m snapshotlib.spark.grading``),
+    which enforces the limits and removes the temporary files even if Spark kills this
+    task's worker meanwhile. Never raises: an error becomes the status ``"crashed"``.
+    """
+    started = time.monotonic()
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="snapshotlib-spark-grade-", dir=limits["workdir"]))
+        # the zip in a folder of its own: the grader hides the zip's folder
+        (folder / "autograder").mkdir()
+        (folder / "submission").mkdir()
+        (folder / "autograder" / autograder_name).write_bytes(autograder)
+        (folder / "submission" / submission).write_bytes(notebook)
+        job = {"folder": str(folder), "submission": submission, "autograder": autograder_name,
+               "index": index, "limits": limits}  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "snapshotlib.spark.grading"], input=json.dumps(job).encode(),
+            capture_output=True, start_new_session=True, check=False,
+        )  # fmt: skip
+        if done.returncode == 0:
+            row: dict[str, Any] = json.loads(done.stdout)
+            return row
+        what = f"its grading process ended with code {done.returncode}"
+        output = done.stderr.decode(errors="replace")
+    except Exception:
+        what, output = "grading failed on its worker", traceback.format_exc()
+    seconds = round(time.monotonic() - started, 2)
+    tail = "\n".join(output.strip().splitlines()[-15:])
+    return _row(submission, "crashed", seconds, f"{what}:\n{tail}")
+
+
+def _supervise() -> int:
+    """``python -m snapshotlib.spark.grading``: grade the job read from standard input,
+    remove its folder, print its row (JSON)."""
+    job = json.load(sys.stdin)
+    folder = Path(job["folder"])
+    try:
+        notebook = folder / "submission" / job["submission"]
+        zipped = folder / "autograder" / job["autograder"]
+        r = grade_one(notebook, zipped, index=job["index"], **job["limits"])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    scores = [(s.test, s.score, s.possible) for s in r.scores]
+    with contextlib.suppress(BrokenPipeError):  # the task that asked may be gone
+        json.dump(_row(r.submission, r.status, r.seconds, r.detail, scores, r.cell_timeouts),
+                  sys.stdout)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_supervise())

@@ -1,0 +1,141 @@
+"""What one finished execution says about one of its snapshots: checks and metrics.
+
+:func:`checks` asks the course's checks (:mod:`snapshotlib.checks`) and works on any
+run, a sweep's or a recorded trace's; :func:`metrics` needs the ticks of a
+:class:`~snapshotlib.sweeps.runner.TickRun`.
+
+Restore
+-------
+Restoring a snapshot restarts every process from its recorded state and replays each
+channel's recorded messages. An application message is then delivered once for each
+of: it was accepted inside the cut (its effect is in the receiver's recorded state); it
+is replayed from a channel's recorded state; it was sent outside the cut (the sender,
+replaying deterministically from its recorded state, sends it again). Exactly once is
+right; more are *duplicates after restore*, none is a *lost* message. A snapshot that
+is a consistent cut with exact channel states has neither.
+
+>>> from snapshotlib.workloads import random_execution, ring
+>>> sim = random_execution(ring(3), seed=4, n_actions=30)
+>>> row = checks(sim, "s1")
+>>> row["consistent"], row["dijkstra_holds"], row["conserved"], row["duplicates_after_restore"]
+(True, True, True, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..algorithms.base import SnapshotRecord
+from ..checks.commutation import check_commutation
+from ..checks.cut import check_cut, check_snapshot
+from ..checks.predicates import conservation
+from ..simulator import Simulator
+from ..trace import APP
+
+
+def checks(sim: Simulator, snapshot_id: str) -> dict[str, Any]:
+    """The check columns (:data:`~snapshotlib.sweeps.params.CHECKS`) and ``reason``.
+
+    ``reason`` is the first failed check's one-line reason, ``None`` when all hold;
+    ``conserved`` is ``None`` for an application that conserves nothing.
+    """
+    record = sim.algorithm.records[snapshot_id]
+    snap = check_snapshot(sim, snapshot_id)
+    cut_ok = snap.ok or check_cut(sim.trace, record.red_from).ok
+    dijkstra = check_commutation(sim, snapshot_id, max_swaps=0)
+    conserved = conservation(sim, snapshot_id) if sim.app.conserved is not None else None
+    duplicates, lost = restore_counts(sim, record)
+    reason = None
+    if not snap.ok:
+        reason = snap.reason
+    elif not dijkstra.holds:
+        reason = f"Dijkstra's argument fails: {dijkstra.reason}"
+    elif conserved is not None and not conserved.holds:
+        reason = conserved.reason
+    return {
+        "complete": record.complete,
+        "consistent": snap.ok,
+        "consistent_cut": cut_ok,
+        "dijkstra_holds": dijkstra.holds,
+        "conserved": None if conserved is None else conserved.holds,
+        "duplicates_after_restore": duplicates,
+        "lost_after_restore": lost,
+        "reason": reason,
+    }
+
+
+def restore_counts(sim: Simulator, record: SnapshotRecord) -> tuple[int, int]:
+    """``(duplicates, lost)`` application messages after restoring ``record`` (module doc)."""
+    trace = sim.trace
+    end = len(trace.actions)
+    limit = {p: record.red_from.get(p, end) for p in sim.network.processes}
+    channels = sim.network.channels
+    replayed = {m for msgs in record.channels.values() for m in msgs}
+    received_by = trace.received_by
+    duplicates = lost = 0
+    for m, msg in enumerate(trace.messages):
+        if msg.kind != APP:
+            continue
+        c = channels[msg.channel]
+        got = received_by[m]
+        times = (0 <= got < limit[c.dst]) + (m in replayed) + (msg.sent_by >= limit[c.src])
+        if times == 0:
+            lost += 1
+        else:
+            duplicates += times - 1
+    return duplicates, lost
+
+
+def metrics(
+    sim: Simulator, snapshot_id: str, tick_of: Callable[[int], int], message_bytes: int
+) -> dict[str, Any]:
+    """Latency, recorded messages and bytes, peak recording buffer, and traffic counts.
+
+    ``latency`` is in ticks, from the first process recording to the last action the
+    snapshot waited for (the last recording, marker or recorded message); ``None`` when
+    the snapshot is incomplete. ``peak_buffered`` is the most recorded messages held at
+    once: a channel's recorded messages are held from their arrival until its recording
+    closes (its marker arrives, or its last recorded message for algorithms that close
+    channels without one).
+    """
+    record = sim.algorithm.records[snapshot_id]
+    trace = sim.trace
+    received_by = trace.received_by
+    closes: dict[int, int] = {}  # channel -> receipt of this snapshot's marker on it
+    markers = 0
+    for m, msg in enumerate(trace.messages):
+        if msg.kind != APP:
+            markers += 1
+            if msg.tag == snapshot_id and received_by[m] >= 0:
+                closes[msg.channel] = max(closes.get(msg.channel, -1), received_by[m])
+    recorded = 0
+    last = max(record.red_from.values(), default=0)
+    events: list[tuple[int, int]] = []  # (action, +1 per arrival / -n when a channel closes)
+    for ch, msgs in record.channels.items():
+        if not msgs:
+            continue
+        recorded += len(msgs)
+        arrivals = [received_by[m] for m in msgs]
+        close = max(closes.get(ch, -1), *arrivals)
+        events += [(a, 1) for a in arrivals]
+        events.append((close, -len(msgs)))
+        last = max(last, close)
+    if closes:
+        last = max(last, *closes.values())
+    held = peak = 0
+    for _, delta in sorted(events, key=lambda e: (e[0], -e[1])):  # arrivals first
+        held += delta
+        peak = max(peak, held)
+    latency = None
+    if record.complete:
+        latency = tick_of(last) - tick_of(min(record.red_from.values()))
+    return {
+        "latency": latency,
+        "recorded_messages": recorded,
+        "recorded_bytes": recorded * message_bytes,
+        "peak_buffered": peak,
+        "messages": len(trace.messages) - markers,
+        "markers": markers,
+        "actions": len(trace.actions),
+    }

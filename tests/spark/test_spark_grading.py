@@ -1,0 +1,298 @@
+"""`snapshotlib grade --spark`: a Spark task per submission (local[2]), graded with the local
+grader's limits and containment; the same gradebook as the local grader, as CSV and Parquet;
+hostile submissions and a lost worker cost only their own submission.
+
+Runs ``otter run`` a dozen times (two at a time, about ten seconds each), so the module is
+marked slow. Without otter-grader, pyspark or Java it is skipped locally and fails under CI.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_support import need
+from support import make_exercises_tool, require_otter
+
+from snapshotlib.cli import main
+from snapshotlib.grading import GradingError, grade
+
+pq = need("pyarrow.parquet")
+spark_grading = need("snapshotlib.spark.grading")
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = "01_is_this_cut_consistent"
+SOLUTION = ROOT / "solutions" / f"{NAME}.ipynb"
+EXPECTED = json.loads((ROOT / "solutions" / f"{NAME}.expected.json").read_text())
+WRONG = EXPECTED["wrong_submission"]
+Q1, Q2 = "def offending_message", "smallest_cut_with_c3"
+# Two at a time on two cores: a fair submission takes about 12 s; the loop is interrupted
+# once (at 10 s, a second interrupt would come after 20 s) and killed at 20 s.
+LIMITS = {"timeout": 20, "cell_timeout": 10, "memory_mb": 1536}
+#: the submission whose Spark worker the test kills while it is graded
+DOOMED = "# snapshotlib test: this submission's Spark worker is killed"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_otter() -> None:
+    require_otter("Spark grading tests")
+
+
+def answer_cell(nb: dict[str, Any], start: str) -> str:
+    return next(
+        "".join(c["source"]) for c in nb["cells"]
+        if c["cell_type"] == "code" and "".join(c["source"]).startswith(start)
+    )  # fmt: skip
+
+
+def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
+    nb: dict[str, Any] = json.loads(json.dumps(exercise))
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        for start, answer in answers.items():
+            if cell["cell_type"] == "code" and source.startswith(start):
+                cell["source"] = answer
+    return nb
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The exercise built as `make exercises` does, and two folders of submissions."""
+    work = tmp_path_factory.mktemp("spark-grading")
+    student, zipped = make_exercises_tool().make_exercise(
+        SOLUTION, work / "exercises", work / "build" / "autograder", run_tests=False
+    )
+    exercise = json.loads(student.read_text())
+    source = json.loads(SOLUTION.read_text())
+    right = {q: answer_cell(source, q) for q in (Q1, Q2)}
+    stubborn = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+    folders = {
+        "subs": {
+            "solution": fill_in(exercise, right),
+            "wrong": fill_in(exercise, WRONG["answers"]),
+            "stubborn_loop": fill_in(exercise, {Q1: stubborn, Q2: WRONG["answers"][Q2]}),
+            "kernel_death": fill_in(exercise, {Q1: "import os\nos._exit(1)"}),
+        },
+        "lost": {
+            "solution": fill_in(exercise, right),
+            "doomed": fill_in(exercise, {Q1: f"{DOOMED}\n{right[Q1]}", Q2: right[Q2]}),
+        },
+    }
+    for folder, notebooks in folders.items():
+        (work / folder).mkdir()
+        for name, nb in notebooks.items():
+            (work / folder / f"{name}.ipynb").write_text(json.dumps(nb))
+    return {"dir": work, "zip": zipped, "subs": work / "subs", "lost": work / "lost"}
+
+
+@pytest.fixture(scope="module")
+def local(work: dict[str, Any]) -> Any:
+    """The reference: the local grader, two at a time."""
+    out = work["dir"] / "local" / "grades.csv"
+    out.parent.mkdir()
+    return grade(work["subs"], NAME, out, autograder=work["zip"], jobs=2, **LIMITS)
+
+
+@pytest.fixture(scope="module")
+def on_spark(work: dict[str, Any], spark: Any) -> Any:
+    out = work["dir"] / "spark" / "grades.csv"
+    out.parent.mkdir()
+    return spark_grading.grade_on_spark(
+        work["subs"], NAME, out, autograder=work["zip"], spark=spark, **LIMITS
+    )
+
+
+def outcome(book: Any) -> list[tuple[Any, ...]]:
+    return [(r.submission, r.status, r.scores, r.cell_timeouts) for r in book.results]
+
+
+def test_spark_grades_every_submission_as_the_local_grader_does(local: Any, on_spark: Any) -> None:
+    assert (on_spark.exercise, on_spark.tests) == (local.exercise, local.tests)
+    assert outcome(on_spark) == outcome(local)
+    assert on_spark.scores("solution.ipynb") == EXPECTED["full_marks"]
+    assert on_spark.scores("wrong.ipynb") == WRONG["scores"]
+
+
+def test_a_loop_ignoring_interrupts_is_killed_at_the_time_limit_in_its_task(on_spark: Any) -> None:
+    result = on_spark.by_submission()["stubborn_loop.ipynb"]
+    assert (result.status, result.total, result.cell_timeouts) == ("timeout", 0.0, 1)
+    assert LIMITS["timeout"] <= result.seconds < LIMITS["timeout"] + 10
+
+
+def test_a_dead_kernel_is_reported_crashed_by_its_task(on_spark: Any) -> None:
+    result = on_spark.by_submission()["kernel_death.ipynb"]
+    assert (result.status, result.total) == ("crashed", 0.0)
+    assert "DeadKernelError" in result.detail or "died" in result.detail, result.detail
+
+
+def test_the_csv_is_the_local_graders_and_the_parquet_holds_the_same_rows(
+    work: dict[str, Any], local: Any, on_spark: Any
+) -> None:
+    written = work["dir"] / "spark" / "grades.csv"
+    assert written.read_text() == (work["dir"] / "local" / "grades.csv").read_text()
+    rows = list(csv.DictReader(written.open()))
+    assert len(rows) == len(on_spark.results) * (len(on_spark.tests) + 1)
+    parquet = pq.read_table(spark_grading.parquet_path(written))
+    assert parquet.column_names == ["submission", "test", "score", "possible", "status"]
+    assert parquet.to_pylist() == on_spark.rows()
+    as_text = [{k: str(v) for k, v in row.items()} for row in parquet.to_pylist()]
+    assert as_text == rows
+
+
+def test_a_task_that_cannot_grade_reports_crashed(tmp_path: Path) -> None:
+    limits = {**LIMITS, "hide": [], "contain": True, "fsize_mb": 64, "workdir": str(tmp_path)}
+    row = spark_grading.grade_bytes(0, "a.ipynb", b"{}", "x.zip", b"not a zip", limits)
+    assert (row["submission"], row["status"]) == ("a.ipynb", "crashed")
+    assert "not an otter autograder zip" in row["detail"]
+    assert list(tmp_path.iterdir()) == []  # its temporary folder is gone
+
+
+def test_a_missing_folder_is_a_grading_error(work: dict[str, Any], spark: Any) -> None:
+    with pytest.raises(GradingError, match="no such folder"):
+        spark_grading.grade_on_spark(work["dir"] / "nope", NAME, spark=spark)
+
+
+# ------------------------------------------------------------- a lost worker, via the CLI
+
+
+def parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def cmdline(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan may wait for an init that does not reap)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class WorkerKiller(threading.Thread):
+    """Kills the Spark Python worker whose task grades the notebook holding ``DOOMED``, as
+    soon as its ``otter run`` has started: a worker lost in the middle of a task."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.stop = threading.Event()
+        self.supervisor: int | None = None
+
+    def run(self) -> None:
+        while not self.stop.wait(0.1):
+            for status in Path("/proc").glob("[0-9]*/cmdline"):
+                try:
+                    if b"snapshotlib.grading.sealed_otter" not in status.read_bytes():
+                        continue
+                    pid = int(status.parent.name)
+                    if DOOMED not in Path(f"/proc/{pid}/cwd/submission.ipynb").read_text():
+                        continue
+                    supervisor = parent(pid)
+                    worker = parent(supervisor)
+                except (OSError, ValueError):
+                    continue
+                # never anything but the worker of a Spark task grading the doomed notebook
+                assert b"snapshotlib.spark.grading" in cmdline(supervisor)
+                assert b"pyspark" in cmdline(parent(worker))
+                os.kill(worker, signal.SIGKILL)
+                self.supervisor = supervisor
+                return
+
+
+@pytest.fixture(scope="module")
+def lost(work: dict[str, Any], spark: Any) -> dict[str, Any]:
+    """``snapshotlib grade --spark --master local[2]`` while the doomed one's worker dies."""
+    out = work["dir"] / "cli" / "grades.csv"
+    books = []
+
+    def grade_on_spark(*args: Any, **kw: Any) -> Any:  # the CLI's, keeping its gradebook
+        books.append(real(*args, **kw))
+        return books[-1]
+
+    real = spark_grading.grade_on_spark
+    argv = ["grade", str(work["lost"]), "--exercise", "1", "--out", str(out),
+            "--timeout", str(LIMITS["timeout"]), "--spark", "--master", "local[2]"]  # fmt: skip
+    killer = WorkerKiller()
+    killer.start()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(spark_grading, "grade_on_spark", grade_on_spark)
+        mp.chdir(work["dir"])  # where build/autograder/ holds the exercise's zip
+        try:
+            code = main(argv)
+        finally:
+            killer.stop.set()
+            killer.join()
+    return {"code": code, "out": out, "book": books[0], "supervisor": killer.supervisor}
+
+
+def test_the_cli_grades_on_spark_and_writes_csv_parquet_and_report(lost: dict[str, Any]) -> None:
+    assert lost["code"] == 0
+    out = lost["out"]
+    for path in (out, out.with_suffix(".parquet"), out.with_name("grades-report.html")):
+        assert path.is_file(), path
+    rows = pq.read_table(out.with_suffix(".parquet")).to_pylist()
+    assert [{k: str(v) for k, v in r.items()} for r in rows] == list(csv.DictReader(out.open()))
+    solution = {r["test"]: r["score"] for r in rows if r["submission"] == "solution.ipynb"}
+    assert solution == {**EXPECTED["full_marks"], "TOTAL": sum(EXPECTED["full_marks"].values())}
+
+
+def test_a_lost_worker_costs_only_its_submission(lost: dict[str, Any]) -> None:
+    assert lost["supervisor"] is not None, "the doomed submission's worker was not found"
+    rows = list(csv.DictReader(lost["out"].open()))
+    doomed = {r["test"]: (float(r["score"]), r["status"]) for r in rows
+              if r["submission"] == "doomed.ipynb"}  # fmt: skip
+    assert doomed == {"q1": (0.0, "crashed"), "q2": (0.0, "crashed"), "TOTAL": (0.0, "crashed")}
+    detail = lost["book"].by_submission()["doomed.ipynb"].detail
+    assert "its Spark task failed" in detail and "Python worker exited unexpectedly" in detail
+    assert {r["status"] for r in rows if r["submission"] == "solution.ipynb"} == {"ok"}
+
+
+def supervisor_ended(lost: dict[str, Any]) -> bool:
+    """Whether the doomed one's supervisor ended, waiting for it up to its time limit."""
+    deadline = time.monotonic() + LIMITS["timeout"] + 15
+    while running(lost["supervisor"]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return not running(lost["supervisor"])
+
+
+def test_the_grading_of_a_lost_task_still_ends_within_its_limits(lost: dict[str, Any]) -> None:
+    # the supervisor outlives the worker, grades on within the limits and cleans up
+    assert supervisor_ended(lost)
+
+
+def test_no_process_of_a_submission_outlives_it(lost: dict[str, Any], on_spark: Any) -> None:
+    from snapshotlib.grading.runner import _UID_BASE
+
+    if os.geteuid() != 0:
+        pytest.skip("submissions get their own user id only as root")
+    assert supervisor_ended(lost)
+    left = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
+        except (OSError, ValueError):
+            continue
+        if int(fields["Uid"].split()[0]) >= _UID_BASE and fields["State"].split()[0] != "Z":
+            left.append(int(status.parent.name))
+    assert left == []
+
+
+def test_cli_rejects_a_master_that_is_not_a_spark_url(
+    work: dict[str, Any], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work["dir"])
+    code = main(["grade", str(work["lost"]), "--exercise", "1", "--out", "g.csv",
+                 "--master", "localhost"])  # fmt: skip
+    assert code == 2
+    assert "not a Spark master" in capsys.readouterr().err
