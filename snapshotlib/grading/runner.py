@@ -343,6 +343,23 @@ def _collect(job: _Job, tests: dict[str, float], timed_out: bool) -> SubmissionR
     return SubmissionResult(job.name, status, scores, round(seconds, 2), cell_timeouts, detail)
 
 
+def find_inputs(
+    submissions_dir: str | Path, exercise: str, autograder: str | Path | None
+) -> tuple[list[Path], Path]:
+    """The submitted notebooks and the autograder zip; :class:`GradingError` if either
+    is missing."""
+    folder = Path(submissions_dir)
+    if not folder.is_dir():
+        raise GradingError(f"{folder}: no such folder")
+    submissions = sorted(folder.glob("*.ipynb"))
+    if not submissions:
+        raise GradingError(f"{folder}: no *.ipynb submissions")
+    zipped = Path(autograder) if autograder else Path("build/autograder") / f"{exercise}.zip"
+    if not zipped.is_file():
+        raise GradingError(f"{zipped}: no autograder zip (run `make exercises`)")
+    return submissions, zipped
+
+
 def grade(
     submissions_dir: str | Path,
     exercise: str,
@@ -387,15 +404,7 @@ def grade(
     Traceback (most recent call last):
     GradingError: no/such/folder: no such folder
     """
-    folder = Path(submissions_dir)
-    if not folder.is_dir():
-        raise GradingError(f"{folder}: no such folder")
-    submissions = sorted(folder.glob("*.ipynb"))
-    if not submissions:
-        raise GradingError(f"{folder}: no *.ipynb submissions")
-    zipped = Path(autograder) if autograder else Path("build/autograder") / f"{exercise}.zip"
-    if not zipped.is_file():
-        raise GradingError(f"{zipped}: no autograder zip (run `make exercises`)")
+    submissions, zipped = find_inputs(submissions_dir, exercise, autograder)
     tests = autograder_tests(zipped)
     cell = cell_timeout or max(5, int(timeout / 3))
     book = Gradebook(exercise, list(tests))

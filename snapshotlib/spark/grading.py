@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..grading.gradebook import Gradebook, SubmissionResult, TestScore
-from ..grading.runner import GradingError, autograder_tests, grade_one
+from ..grading.runner import autograder_tests, find_inputs, grade_one
 from .session import SparkStartError
 
 #: the columns of the gradebook, in the CSV and the Parquet file alike
@@ -80,7 +80,7 @@ def grade_on_spark(
     ``hide`` and ``workdir`` are paths on the workers. With ``out_csv``, the gradebook
     is written there and as Parquet to :func:`parquet_path` of it.
     """
-    submissions, zipped = _inputs(submissions_dir, exercise, autograder)
+    submissions, zipped = find_inputs(submissions_dir, exercise, autograder)
     tests = autograder_tests(zipped)
     limits: dict[str, Any] = {
         "timeout": timeout,
@@ -152,22 +152,6 @@ def write_gradebook(book: Gradebook, out_csv: str | Path) -> tuple[Path, Path]:
 
 
 # ------------------------------------------------------------------ driver side
-
-
-def _inputs(
-    submissions_dir: str | Path, exercise: str, autograder: str | Path | None
-) -> tuple[list[Path], Path]:
-    """The submissions and the autograder zip, checked as the local grader checks them."""
-    folder = Path(submissions_dir)
-    if not folder.is_dir():
-        raise GradingError(f"{folder}: no such folder")
-    submissions = sorted(folder.glob("*.ipynb"))
-    if not submissions:
-        raise GradingError(f"{folder}: no *.ipynb submissions")
-    zipped = Path(autograder) if autograder else Path("build/autograder") / f"{exercise}.zip"
-    if not zipped.is_file():
-        raise GradingError(f"{zipped}: no autograder zip (run `make exercises`)")
-    return submissions, zipped
 
 
 def _session(master: str | None) -> Any:

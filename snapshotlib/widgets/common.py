@@ -6,6 +6,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+import ipywidgets as w
 import plotly.graph_objects as go
 
 from ..actions import Deliver
@@ -110,3 +111,22 @@ def state_table_html(sim: Simulator, snapshot_id: str | None) -> str:
         + "</tbody><thead><tr><th>channel</th><th>status</th><th colspan='2'>recorded"
         " messages</th></tr></thead><tbody>" + "".join(chan_rows) + "</tbody></table></div>"
     )
+
+
+def make_button(text: str, icon: str, tooltip: str) -> w.Button:
+    """A button sized to its text, as every widget of the course uses."""
+    return w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(width="auto"))
+
+
+def find_button(widget: w.Widget, description: str) -> w.Button:
+    """The button with this description anywhere inside ``widget`` (for tests and notebooks)."""
+    for b in _walk(widget):
+        if isinstance(b, w.Button) and b.description == description:
+            return b
+    raise KeyError(f"no button {description!r}")
+
+
+def _walk(widget: w.Widget) -> Any:
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)

@@ -31,7 +31,7 @@ from ..viz.checkpoints import registry_figure, registry_spec
 from ..viz.dataflow import dataflow_figure, dataflow_spec, record_name
 from ..viz.layered import dataflow_layout
 from ..viz.update import update_in_place
-from .common import figure_widget, widget_bundle
+from .common import figure_widget, find_button, make_button, widget_bundle
 
 #: lines of history kept in the log under the figures
 LOG_LINES = 8
@@ -186,7 +186,7 @@ class DataflowExplorer:
     def _build(self, seed: int, run_steps: int) -> None:
         ops = list(self.job.network.processes)
         kinds = self.job.app.kind
-        button = _button
+        button = make_button
         self.step_button = button("Step", "step-forward", "one step: a read or a delivery")
         self.run_steps = w.BoundedIntText(
             value=run_steps,
@@ -438,17 +438,4 @@ class DataflowExplorer:
 
     def button(self, description: str) -> w.Button:
         """The button with this description (for tests and notebooks)."""
-        for b in _walk(self.widget):
-            if isinstance(b, w.Button) and b.description == description:
-                return b
-        raise KeyError(f"no button {description!r}")
-
-
-def _button(text: str, icon: str, tooltip: str) -> w.Button:
-    return w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(width="auto"))
-
-
-def _walk(widget: w.Widget) -> Any:
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from _walk(child)
+        return find_button(self.widget, description)

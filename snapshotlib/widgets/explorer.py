@@ -27,7 +27,14 @@ from ..viz import (
     spacetime_spec,
     update_in_place,
 )
-from .common import delivery_label, figure_widget, state_table_html, widget_bundle
+from .common import (
+    delivery_label,
+    figure_widget,
+    find_button,
+    make_button,
+    state_table_html,
+    widget_bundle,
+)
 
 #: above this many deliveries, buttons give way to a drop-down list
 MAX_BUTTONS = 24
@@ -82,7 +89,7 @@ class Explorer:
     # ---------------------------------------------------------------- layout
     def _build(self, seed: int) -> None:
         procs = list(self.sim.network.processes)
-        button = _button
+        button = make_button
         self.reset_button = button("Reset", "fast-backward", "start again from the beginning")
         self.undo_button = button("Undo", "undo", "take back the last action")
         self.redo_button = button("Redo", "repeat", "take again the action undone")
@@ -355,7 +362,7 @@ class Explorer:
         if len(labelled) <= MAX_BUTTONS:
             buttons = []
             for text, action in labelled:
-                b = _button(text, "arrow-right", f"deliver on {action.channel}")
+                b = make_button(text, "arrow-right", f"deliver on {action.channel}")
                 b.on_click(lambda _, a=action: self.take(a))
                 buttons.append(b)
             self.deliveries.children = tuple(buttons) or (w.HTML("<i>nothing in flight</i>"),)
@@ -367,20 +374,7 @@ class Explorer:
 
     def button(self, description: str) -> w.Button:
         """The button with this description (for tests and notebooks)."""
-        for b in _walk(self.widget):
-            if isinstance(b, w.Button) and b.description == description:
-                return b
-        raise KeyError(f"no button {description!r}")
-
-
-def _button(text: str, icon: str, tooltip: str) -> w.Button:
-    return w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(width="auto"))
-
-
-def _walk(widget: w.Widget) -> Any:
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from _walk(child)
+        return find_button(self.widget, description)
 
 
 def _payload(text: str) -> Any:
