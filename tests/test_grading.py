@@ -107,10 +107,12 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         exercise,
         hostile(
             "import os\nfound = []\n"
-            "for top in ['/', os.path.expanduser('~'), '..', '../..']:\n"
+            # where the grader's copies are (scratch, temporary folders, the zip's folder,
+            # the course), not other world-readable copies a machine may hold
+            f"for top in ['/tmp', '/var/tmp', '/dev/shm', os.path.expanduser('~'), '..',\n"
+            f"            '../..', {str(zipped.parent)!r}, {str(ROOT)!r}]:\n"
             "    for path, dirs, files in os.walk(top):\n"
-            "        if path.startswith(('/proc', '/sys', '/dev')):\n"
-            "            dirs[:] = []\n"
+            "        dirs[:] = [d for d in dirs if d != '.venv']\n"
             "        found += [f for f in files if f in ('q1.py', 'q2.py')\n"
             f"                  or f.endswith('.zip') and {NAME!r} in f]\n"
             f"if found:  # had it read a hidden test, it would answer q1 right\n"
