@@ -92,6 +92,14 @@ def _print_text(sim: Simulator, doc: dict[str, Any]) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     sim = _run(args.scenario)
     doc = report(sim, Path(args.scenario).stem)
+    if args.record:
+        from .formats.record import append_record
+        from .formats.scenario import ScenarioError
+
+        try:
+            append_record(sim, args.record, Path(args.scenario).stem)
+        except (ScenarioError, OSError) as e:
+            raise UsageError(f"{args.record}: cannot record the run: {e}") from None
     if args.json:
         json.dump(doc, sys.stdout, indent=2, default=str)
         print()
@@ -315,6 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a scenario and print its snapshots and checks")
     p.add_argument("scenario", help="scenario JSON file")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--record", metavar="FILE",
+                   help="append the run to FILE (JSON Lines, for check-traces)")  # fmt: skip
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(

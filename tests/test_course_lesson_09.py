@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from snapshotlib.course import lesson_09
-from snapshotlib.sweeps import parse_config, run_point, summarize
-from snapshotlib.sweeps.config import _toml
+from snapshotlib.sweeps import parse_config_text, run_point, summarize
 
 #: the model must match the simulated slope within this fraction
 TOLERANCE = 0.10
@@ -18,7 +17,7 @@ TOLERANCE = 0.10
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, Any]]:
-    sweep = parse_config(_toml().loads(lesson_09.SWEEP_TOML), "lesson-09.toml")
+    sweep = parse_config_text(lesson_09.SWEEP_TOML, "lesson-09.toml")
     return [run_point(p) for p in sweep.points()]
 
 

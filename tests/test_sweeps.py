@@ -350,3 +350,14 @@ def test_the_sweeps_package_is_core_standard_library_and_core_only():
                 continue
             bad.append(f"{path.name}:{line}: {name}")
     assert bad == []
+
+
+def test_two_grids_that_repeat_a_cell_are_refused() -> None:
+    from snapshotlib.sweeps import SweepConfigError, parse_config
+
+    grids = [
+        {"algorithm": "chandy-lamport", "marker_delay": [1, 3]},
+        {"algorithm": "chandy-lamport", "marker_delay": 3},
+    ]
+    with pytest.raises(SweepConfigError, match=r"x.toml: \[grid 2\] repeats a cell of \[grid 1\]"):
+        parse_config({"grid": grids}, "x.toml")

@@ -18,7 +18,7 @@ row; :mod:`snapshotlib.spark` runs many of them on Spark and writes the results.
 [('chandy-lamport', 0, True), ('clock', 0, True), ('chandy-lamport', 1, True)]
 """
 
-from .config import Sweep, load_config, parse_config
+from .config import Sweep, load_config, parse_config, parse_config_text
 from .execute import EXECUTORS, register, run_point
 from .params import COLUMN_NAMES, COLUMNS, PARAMETERS, SweepConfigError
 from .summary import SUMMARY_COLUMNS, summarize
@@ -36,6 +36,7 @@ __all__ = [
     "check_lines",
     "load_config",
     "parse_config",
+    "parse_config_text",
     "read_lines",
     "register",
     "run_point",

@@ -114,12 +114,17 @@ def load_config(path: str | Path) -> Sweep:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise SweepConfigError(f"{path}: cannot read: {e.strerror}") from None
+    return parse_config_text(text, str(path), default_name=path.stem)
+
+
+def parse_config_text(text: str, source: str = "<sweep>", default_name: str = "sweep") -> Sweep:
+    """Check a configuration given as TOML text (a notebook's, say)."""
     toml = _toml()
     try:
         data = toml.loads(text)
     except toml.TOMLDecodeError as e:
-        raise SweepConfigError(f"{path}: invalid TOML: {e}") from None
-    return parse_config(data, str(path), default_name=path.stem)
+        raise SweepConfigError(f"{source}: invalid TOML: {e}") from None
+    return parse_config(data, source, default_name=default_name)
 
 
 def _toml() -> Any:
@@ -170,9 +175,18 @@ def parse_config(
     grids = data.get("grid", {})
     tables = grids if isinstance(grids, list) else [grids]
     cells: list[dict[str, Any]] = []
+    first: dict[tuple[tuple[str, Any], ...], str] = {}  # cell -> the grid it came from
     for k, table in enumerate(tables, start=1):
         label = f"[grid {k}]" if isinstance(grids, list) and len(grids) > 1 else "[grid]"
-        cells += _cells(table, fixed, f"{source}: {label}")
+        for cell in _cells(table, fixed, f"{source}: {label}"):
+            same = tuple(sorted(cell.items()))
+            if same in first:  # it would run twice and its summary row merge both
+                shown = ", ".join(f"{n} = {v!r}" for n, v in cell.items() if n in table)
+                raise SweepConfigError(
+                    f"{source}: {label} repeats a cell of {first[same]} ({shown})"
+                )
+            first[same] = label
+            cells.append(cell)
     if len(cells) * len(seeds) > MAX_EXECUTIONS:
         raise SweepConfigError(
             f"{source}: {len(cells)} cells x {len(seeds)} seeds is more than "

@@ -280,6 +280,21 @@ class Explorer:
             self._say("redone")
         self.refresh()
 
+    def record(self, path: str | Path, name: str = "explorer") -> bool:
+        """Append the run so far to the JSON Lines file ``path`` as a scenario that
+        replays it (``snapshotlib check-traces`` reads such files); ``False``, with the
+        reason in the status line, when the run cannot be written as a scenario."""
+        from ..formats.record import append_record
+        from ..formats.scenario import ScenarioError
+
+        try:
+            append_record(self.sim, path, name)
+        except (ScenarioError, OSError) as e:
+            self._say(str(e), error=True)
+            return False
+        self._say(f"recorded {self.sim.time} actions to {path}")
+        return True
+
     def reset(self) -> None:
         self.sim = self._fresh()
         self._marks = {0: 0}

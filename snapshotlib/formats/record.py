@@ -1,0 +1,108 @@
+"""Record a run as a scenario: every action it took, as steps that replay it exactly.
+
+A recorded run is a scenario (the JSON format of ``examples/scenarios/``) whose steps
+are the trace's actions one by one (no ``run`` steps), so replaying it gives the same
+trace. Written one per line, recorded runs form the JSON Lines files that
+``snapshotlib check-traces`` checks in bulk; ``snapshotlib run --record FILE`` and the
+explorer's :meth:`~snapshotlib.widgets.Explorer.record` append them.
+
+>>> from snapshotlib.formats.scenario import parse_scenario, run_scenario
+>>> from snapshotlib.workloads import random_execution, ring
+>>> sim = random_execution(ring(3), seed=2, n_actions=12)
+>>> again = run_scenario(parse_scenario(recorded_scenario(sim)))
+>>> again.trace.actions == sim.trace.actions
+True
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..apps import APPLICATIONS
+from ..simulator import Simulator
+from ..trace import CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
+from .scenario import ScenarioError
+
+#: algorithms a scenario can name without further parameters
+_PLAIN_ALGORITHMS = ("chandy-lamport", "lai-yang")
+
+
+def recorded_scenario(sim: Simulator, name: str = "recorded") -> dict[str, Any]:
+    """The scenario that replays ``sim``'s run action by action.
+
+    :class:`~snapshotlib.formats.scenario.ScenarioError` when the run cannot be written
+    as a scenario: an application or algorithm the format has no name for, or (on
+    non-FIFO channels) a delivered message without a label that tells it apart.
+    """
+    if sim.app.name not in APPLICATIONS:
+        raise ScenarioError(
+            f"cannot record a run of the {sim.app.name!r} application as a scenario "
+            f"(scenarios know {', '.join(APPLICATIONS)})"
+        )
+    if sim.algorithm.name not in _PLAIN_ALGORITHMS:
+        raise ScenarioError(
+            f"cannot record a run under {sim.algorithm.name!r} as a scenario "
+            f"(recordable: {', '.join(_PLAIN_ALGORITHMS)})"
+        )
+    net, trace = sim.network, sim.trace
+    steps: list[dict[str, Any]] = []
+    for number, a in enumerate(trace.actions):
+        if a.kind == INTERNAL:
+            step: dict[str, Any] = {"do": "internal", "at": a.process}
+        elif a.kind == SEND:
+            message = trace.messages[a.message]
+            step = {"do": "send", "from": a.process, "to": net.channels[a.channel].dst,
+                    "payload": message.payload}  # fmt: skip
+        elif a.kind == SNAPSHOT:
+            steps.append({"do": "snapshot", "at": a.process, "id": a.label})
+            continue
+        elif a.kind in (RECEIVE, CONTROL):
+            channel = net.channels[a.channel]
+            step = {"do": "deliver", "from": channel.src, "to": channel.dst}
+            if not net.fifo:
+                step.update(_pick(sim, a.message, number))
+        else:  # pragma: no cover - the trace has no other kinds
+            raise ScenarioError(f"action {number}: unknown kind {a.kind!r}")
+        if a.label is not None:
+            step["label"] = a.label
+        steps.append(step)
+    data: dict[str, Any] = {
+        "name": name,
+        "processes": list(net.processes),
+        "channels": [[c.src, c.dst] for c in net.channels],
+        "fifo": net.fifo,
+        "app": sim.app.name,
+        "initial": dict(sim.initial),
+        "algorithm": {"name": sim.algorithm.name},
+        "steps": steps,
+    }
+    return data
+
+
+def _pick(sim: Simulator, message: int, number: int) -> dict[str, str]:
+    """How a deliver step names ``message`` on a non-FIFO channel."""
+    trace = sim.trace
+    rec = trace.messages[message]
+    if rec.kind != "app":
+        return {"marker": str(rec.tag)}
+    twins = sum(
+        1 for other in trace.messages
+        if other.channel == rec.channel and other.kind == "app" and other.label == rec.label
+    )  # fmt: skip
+    if rec.label is None or twins > 1:
+        raise ScenarioError(
+            f"action {number}: message #{message} on a non-FIFO channel has no label of its "
+            "own, so a scenario cannot say which message was delivered (label every send)"
+        )
+    return {"msg": rec.label}
+
+
+def append_record(sim: Simulator, path: str | Path, name: str = "recorded") -> Path:
+    """Append ``sim``'s run to the JSON Lines file ``path`` (one scenario per line)."""
+    line = json.dumps(recorded_scenario(sim, name), separators=(",", ":"))
+    out = Path(path)
+    with out.open("a", encoding="utf-8") as f:
+        f.write(line + "\n")
+    return out
