@@ -256,22 +256,7 @@ def dataflow_spec(
     recorded = [rec is not None and p in rec.red_from for p in ops]
     crashed = [p for p in ops if p == job.crashed]
     data: list[dict[str, Any]] = [
-        dict(
-            type="scatter",
-            name="channels",
-            x=geometry.x,
-            y=geometry.y,
-            mode="lines+markers",
-            line={"color": style.CHANNEL, "width": 1.5},
-            marker={
-                "symbol": "arrow",
-                "angleref": "previous",
-                "size": geometry.sizes,
-                "color": style.CHANNEL,
-            },
-            hovertext=ch_text,
-            hoverinfo="text",
-        ),
+        style.channels_trace(geometry.x, geometry.y, geometry.sizes, ch_text),
         dict(
             type="scatter",
             name="recording",

@@ -180,22 +180,7 @@ def network_spec(
     n = len(net.processes)
     size = 46 if n <= 6 else 34 if n <= 20 else 14
     data: list[dict[str, Any]] = [
-        dict(
-            type="scatter",
-            name="channels",
-            x=geometry.x,
-            y=geometry.y,
-            mode="lines+markers",
-            line={"color": style.CHANNEL, "width": 1.5},
-            marker={
-                "symbol": "arrow",
-                "angleref": "previous",
-                "size": geometry.sizes,
-                "color": style.CHANNEL,
-            },
-            hovertext=ch_text,
-            hoverinfo="text",
-        ),
+        style.channels_trace(geometry.x, geometry.y, geometry.sizes, ch_text),
         dict(
             type="scatter",
             name="recording",

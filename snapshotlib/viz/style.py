@@ -7,6 +7,9 @@ outline and a different symbol, a white one a thin grey outline.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 WHITE_FILL = "#ffffff"
 WHITE_LINE = "#6b6b6b"
 WHITE_WIDTH = 1.5
@@ -48,3 +51,20 @@ def label_colour(red: bool) -> str:
 
 def symbol(red: bool) -> str:
     return RED_SYMBOL if red else WHITE_SYMBOL
+
+
+def channels_trace(
+    x: Sequence[float | None], y: Sequence[float | None], sizes: Sequence[float], hovertext: Any
+) -> dict[str, Any]:
+    """The channel lines of a network view, an arrowhead (``sizes``) at each channel's end."""
+    return dict(
+        type="scatter",
+        name="channels",
+        x=x,
+        y=y,
+        mode="lines+markers",
+        line={"color": CHANNEL, "width": 1.5},
+        marker={"symbol": "arrow", "angleref": "previous", "size": sizes, "color": CHANNEL},
+        hovertext=hovertext,
+        hoverinfo="text",
+    )
