@@ -129,11 +129,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_shiviz(args: argparse.Namespace) -> int:
-    from .formats.shiviz import to_shiviz
+    from .formats.shiviz import ShivizError, to_shiviz
 
-    text = to_shiviz(_run(args.scenario)) + "\n"
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    try:
+        text = to_shiviz(_run(args.scenario))
+    except ShivizError as e:
+        raise UsageError(f"{args.scenario}: {e}") from None
+    if args.output:  # "\n" only: ShiViz's upload splits the header lines on "\n"
+        Path(args.output).write_text(text, encoding="utf-8", newline="\n")
     else:
         sys.stdout.write(text)
     return 0
@@ -334,7 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", help="scenario JSON file")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("shiviz", help="write the execution as a ShiViz log")
+    p = sub.add_parser(
+        "shiviz", help="write the execution as a ShiViz log (loads in ShiViz's upload box as is)"
+    )
     p.add_argument("scenario", help="scenario JSON file")
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.set_defaults(func=cmd_shiviz)

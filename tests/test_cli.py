@@ -74,9 +74,11 @@ def test_shiviz_writes_a_log_to_a_file(tmp_path: Path) -> None:
     out = tmp_path / "run.log"
     assert main(["shiviz", str(SCENARIOS / "worked-example.json"), "-o", str(out)]) == 0
     lines = out.read_text().splitlines()
-    assert len(lines) % 2 == 0
-    assert lines[0] == "internal A"
-    assert lines[1] == 'P1 {"P1": 1}'
+    assert lines[:3] == [
+        r"(?<host>\S+) (?<clock>\{\S*\}) (?<event>.*)",
+        "",
+        'P1 {"P1":1} internal A',
+    ]
 
 
 def test_text_report_lists_recorded_states(capsys: pytest.CaptureFixture[str]) -> None:
