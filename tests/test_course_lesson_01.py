@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tryit_support import find_try_it, load, shown, try_it_variables
 
 from snapshotlib.checks import check_snapshot, vector_clocks
 from snapshotlib.course import Feedback
 from snapshotlib.course.lesson_01 import (
+    RELATION_PAIRS,
     causal_chain,
     check_inconsistent_frontier,
     check_orphan_message,
     check_relations,
+    check_slowest_rate,
     check_smallest_cut,
     clock_timeline,
     describe_execution,
     event_index,
+    expected_answers,
     offending_messages,
     relation,
     rerun_with_clocks,
+    slowest_rate,
     small_execution,
 )
 from snapshotlib.formats.scenario import Scenario, load_scenario, run_scenario
@@ -64,6 +71,8 @@ def test_naming_the_receive_event_instead_of_the_message_gets_a_hint(
     feedback = check_orphan_message(run_scenario(drift_scenario), "got-token")
     assert not feedback.ok
     assert "named after the event that sends it" in feedback.hint
+    assert "token" not in str(feedback).replace("got-token", "")  # the answer stays folded
+    assert feedback.answer.startswith("token: message token is received")
 
 
 @pytest.mark.parametrize("answer", ["a2", "b3", "tokens"])
@@ -89,6 +98,39 @@ def test_p2s_clock_may_lag_only_until_the_token_arrives(
     sim = rerun_with_clocks(drift_scenario, rate={"P2": rate})
     assert check_snapshot(sim, "clock").ok is consistent
     assert sim.algorithm.rate == {"P1": 1.0, "P2": rate}  # P1 keeps its clock
+
+
+def test_the_slowest_clock_that_works_is_found_by_rerunning(drift_scenario: Scenario) -> None:
+    assert slowest_rate(drift_scenario) == 0.75
+    assert check_slowest_rate(drift_scenario, 0.75).ok
+    assert check_slowest_rate(drift_scenario, 3 / 4).ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        (0.5, "still inconsistent"),
+        (0.74, "still inconsistent"),
+        (1, "a slower clock works too"),
+        (0.8, "a slower clock works too"),
+        ("fast", "is not a rate"),
+        (-1, "is not a rate"),
+    ],
+)
+def test_a_wrong_rate_gets_a_hint_and_the_answer_folded(
+    drift_scenario: Scenario, answer: Any, says: str
+) -> None:
+    feedback = check_slowest_rate(drift_scenario, answer)
+    assert not feedback.ok and says in feedback.message
+    assert "0.75" not in str(feedback)
+    if says != "is not a rate":
+        assert feedback.answer.startswith("0.75: P2's clock must read the agreed time by step 4")
+
+
+def test_the_slowest_rate_has_no_answer_until_one_is_written(drift_scenario: Scenario) -> None:
+    feedback = check_slowest_rate(drift_scenario, None)
+    assert not feedback.ok and "no answer yet" in feedback.message and feedback.hint
+    assert not feedback.answer
 
 
 def test_on_a_consistent_clock_snapshot_there_is_no_orphan_to_name(
@@ -155,7 +197,9 @@ def test_calling_a_chain_concurrent_fails_with_a_hint_to_look_for_the_walk() -> 
     feedback = check_relations({**RIGHT, ("a1", "c3"): "concurrent"})
     assert not feedback.ok
     assert feedback.message == "4 of 5 right; (a1, c3) is not 'concurrent'."
-    assert "There is a walk from a1 to c3" in feedback.hint
+    assert "Look for a walk that changes process" in feedback.hint
+    assert "before" not in str(feedback) and "a1 → a2" not in str(feedback)
+    assert "(a1, c3): before. a1 happens before c3: a1 → a2 → b2 → b3 → c3." in feedback.answer
 
 
 def test_taking_time_order_for_causality_fails_with_a_hint() -> None:
@@ -164,15 +208,24 @@ def test_taking_time_order_for_causality_fails_with_a_hint() -> None:
     assert "Coming first in time is not enough" in feedback.hint
 
 
-def test_getting_the_direction_wrong_fails() -> None:
+def test_getting_the_direction_wrong_fails_without_saying_which_direction_is_right() -> None:
     feedback = check_relations({**RIGHT, ("c3", "b2"): "before"})
-    assert not feedback.ok and "There is a walk from b2 to c3" in feedback.hint
+    assert not feedback.ok and "Check the direction of your walk" in feedback.hint
+    assert "after" not in str(feedback) and "b2 happens before c3" in feedback.answer
+
+
+def test_the_first_wrong_answer_is_reported_before_a_missing_one() -> None:
+    feedback = check_relations({**RIGHT, ("a1", "c3"): None, ("b4", "c3"): "before"})
+    assert feedback.message == "3 of 5 right; (b4, c3) is not 'before'."
 
 
 def test_unanswered_pairs_and_unknown_words_are_named() -> None:
     blank = check_relations(dict.fromkeys(RIGHT))
-    assert not blank.ok and "has no answer yet" in blank.message
+    assert not blank.ok and blank.message == "No answer yet." and not blank.answer
     assert "'before', 'after', 'concurrent'" in blank.hint
+    partly = check_relations({**RIGHT, ("a1", "c3"): None})
+    assert not partly.ok and "(a1, c3) has no answer yet" in partly.message
+    assert not partly.answer
     odd = check_relations({("a1", "c3"): "earlier"})
     assert not odd.ok and "'earlier' is not one of" in odd.message
     unknown = check_relations({("a1", "d1"): "before"})
@@ -203,9 +256,12 @@ def test_the_cut_must_be_broken_by_the_message_asked_for() -> None:
     other = check_inconsistent_frontier({"P1": 1, "P2": 2, "P3": 0}, "c2")
     assert not other.ok
     assert other.message == "Inconsistent, but because of a2, not c2."
-    assert "c2 is received at a3" in other.hint
+    assert "Find c2's arrow" in other.hint and "a3" not in str(other)
+    assert other.answer.startswith("Any frontier with P1 at least 3 (its receive a3 inside)")
     whole = check_inconsistent_frontier({"P1": 4, "P2": 4, "P3": 3}, "c2")
-    assert not whole.ok and "consistent" in whole.message and "a3" in whole.hint
+    assert not whole.ok and "consistent" in whole.message and "a3" not in str(whole)
+    assert "e.g. {'P1': 3, 'P2': 0, 'P3': 1}" in whole.answer
+    assert check_inconsistent_frontier({"P1": 3, "P2": 0, "P3": 1}, "c2").ok
 
 
 def test_asking_for_a_message_the_run_does_not_have_is_an_error() -> None:
@@ -254,10 +310,13 @@ def test_every_events_vector_clock_is_the_smallest_cut_that_contains_it() -> Non
         assert check_smallest_cut(action.label or "", frontier, sim).ok, action.label
 
 
-def test_a_bigger_consistent_cut_is_told_how_far_it_can_shrink() -> None:
+def test_a_bigger_consistent_cut_is_told_where_it_can_shrink_but_not_how_far() -> None:
     feedback = check_smallest_cut("c3", {"P1": 4, "P2": 4, "P3": 3})
     assert not feedback.ok
-    assert "not the smallest: it can shrink (P1 by 2, P2 by 1)" in feedback.message
+    assert "not the smallest: it can shrink and stay consistent" in feedback.message
+    assert "which events of P1 and P2 does c3 not depend on?" in feedback.hint
+    assert "by 2" not in str(feedback) and "'P1': 2" not in str(feedback)
+    assert feedback.answer.startswith("{'P1': 2, 'P2': 3, 'P3': 3}: c3 and exactly the events")
 
 
 def test_an_inconsistent_answer_names_the_message_and_the_frontier_its_send_needs() -> None:
@@ -270,3 +329,90 @@ def test_a_cut_without_the_event_is_told_so() -> None:
     feedback = check_smallest_cut("c3", {"P1": 2, "P2": 3, "P3": 2})
     assert not feedback.ok
     assert feedback.message == "c3 is not inside this cut: P3's frontier must be at least 3."
+
+
+# ------------------------------------------------------------- the stored lesson
+
+NOTEBOOK = "01_global_state"
+
+
+@pytest.fixture(scope="module")
+def lesson() -> dict[str, Any]:
+    return load(NOTEBOOK)
+
+
+def telltales() -> dict[str, list[str]]:
+    """Per try-it, texts that would give its answer away (regular expressions)."""
+    answers = expected_answers()
+    pairs = [
+        rf"{x} (->|→) {y}\b|{y} (->|→) {x}\b|{x} \|\| {y}|{y} \|\| {x}"
+        for x, y in answers["relations"]
+    ]
+    smallest = answers["smallest"]
+    return {
+        "orphan": [r"message token \(sent by P1 at token, received by P2 at got-token\)"],
+        "slowest_rate": [re.escape(f"{answers['slowest_rate']:g}"), r"\b3/4\b"],
+        "relations": pairs,
+        "broken": [r"message c2 \(sent by P3 at c2, received by P1 at a3\)"],
+        "smallest": [
+            re.escape(str(tuple(smallest.values()))),
+            re.escape(str(smallest)),
+        ],
+    }
+
+
+def test_every_try_it_of_the_lesson_has_an_expected_answer_that_its_check_accepts(
+    lesson: dict[str, Any],
+) -> None:
+    answers = expected_answers()
+    assert try_it_variables(lesson) == list(answers) == list(telltales())
+    drift = load_scenario(DRIFT)
+    sim = run_scenario(drift)
+    assert check_orphan_message(sim, answers["orphan"]).ok
+    assert check_slowest_rate(drift, answers["slowest_rate"]).ok
+    assert tuple(answers["relations"]) == RELATION_PAIRS
+    assert check_relations(answers["relations"]).ok
+    assert check_inconsistent_frontier(answers["broken"], "c2").ok
+    assert check_smallest_cut("c3", answers["smallest"]).ok
+
+
+@pytest.mark.parametrize("variable", list(telltales()))
+def test_no_try_it_is_given_away_before_it_or_right_after_it(
+    lesson: dict[str, Any], variable: str
+) -> None:
+    found = find_try_it(lesson, variable)
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    for pattern in telltales()[variable]:
+        for where, text in [
+            ("before it", found.before),
+            ("in its check", found.placeholder),
+            ("right after it", found.after),
+        ]:
+            assert not re.search(pattern, text), f"{variable}: {pattern!r} {where}"
+
+
+def test_the_telltales_would_catch_the_answer_where_it_is_revealed(
+    lesson: dict[str, Any],
+) -> None:
+    """The patterns are not vacuous: each matches the lesson after its try-it, or the
+    feedback on the right answer."""
+    answers = expected_answers()
+    drift = load_scenario(DRIFT)
+    right = {
+        "orphan": check_orphan_message(run_scenario(drift), answers["orphan"]),
+        "slowest_rate": check_slowest_rate(drift, answers["slowest_rate"]),
+        "relations": Feedback(True, "a1 → c3 and a3 || b3"),  # as the lesson once printed
+        "broken": check_inconsistent_frontier(answers["broken"], "c2"),
+        "smallest": check_smallest_cut("c3", answers["smallest"]),
+    }
+    whole = "\n".join(shown(c) for c in lesson["cells"])
+    for variable, patterns in telltales().items():
+        text = whole + "\n" + right[variable].message
+        assert any(re.search(p, text) for p in patterns), variable
+
+
+def test_the_lesson_states_its_goal_and_time_at_the_top(lesson: dict[str, Any]) -> None:
+    top = "".join(lesson["cells"][0]["source"])
+    assert re.search(r"^Goal: \S", top, re.M)
+    minutes = re.search(r"^Time: about (\d+) minutes", top, re.M)
+    assert minutes is not None and int(minutes.group(1)) <= 45

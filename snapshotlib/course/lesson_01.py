@@ -2,9 +2,11 @@
 
 The lesson shows a snapshot taken by the clock ("everyone record at 12:00") that records
 a message as received although it was never sent, then happens-before on a small
-execution of three processes, and consistent and inconsistent cuts of it. The
-functions here build that execution, print what the notebook shows as text, and check
-the learner's answers (each returns a :class:`~snapshotlib.course.Feedback`).
+execution of three processes, consistent and inconsistent cuts of it, and vector
+clocks. The functions here build that execution, print what the notebook shows as
+text, and check the learner's answers (each returns a
+:class:`~snapshotlib.course.Feedback`: a hint when wrong, the answer only folded).
+:func:`expected_answers` gives one right answer per try-it, for the lesson's tests.
 
 >>> sim = small_execution()
 >>> relation(sim, "a1", "c3"), relation(sim, "a3", "b3")
@@ -19,29 +21,35 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import replace
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from ..algorithms.clock import ClockSnapshot
 from ..checks.causality import concurrent, happens_before, vector_clocks
 from ..checks.cut import check_frontier, check_snapshot, cut_limits, describe_message
-from ..formats.scenario import Scenario, parse_scenario, run_scenario
+from ..formats.scenario import Scenario, load_scenario, parse_scenario, run_scenario
 from ..simulator import Simulator
 from ..trace import APP, RECEIVE, SEND
-from .feedback import Feedback
+from .feedback import Feedback, is_blank, no_answer_yet
 
 __all__ = [
+    "RELATION_PAIRS",
+    "SCENARIOS",
     "SMALL_EXECUTION",
     "causal_chain",
     "check_inconsistent_frontier",
     "check_orphan_message",
     "check_relations",
+    "check_slowest_rate",
     "check_smallest_cut",
     "clock_timeline",
     "describe_execution",
     "event_index",
+    "expected_answers",
     "offending_messages",
     "relation",
     "rerun_with_clocks",
+    "slowest_rate",
     "small_execution",
 ]
 
@@ -66,6 +74,10 @@ SMALL_EXECUTION: dict[str, Any] = {
 }
 
 RELATIONS = ("before", "after", "concurrent")
+#: the pairs of events the lesson asks about, ``(x, y)``: is x before, after or concurrent to y?
+RELATION_PAIRS = (("a1", "c3"), ("b1", "c2"), ("a3", "b3"), ("c3", "b2"), ("b4", "c3"))
+#: the example scenarios of the course (in a checkout of the repository)
+SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 CONSISTENT = "This cut is consistent: every message received inside it was sent inside it."
 
 
@@ -259,25 +271,25 @@ def check_orphan_message(sim: Simulator, answer: Any, snapshot_id: str = "clock"
     name = trace.message_name(m)
     send, receive = trace.messages[m].sent_by, trace.received_by[m]
     sender, receiver = trace.actions[send].process, trace.actions[receive].process
-    if answer is None or answer is Ellipsis:
-        return Feedback(
-            False,
-            "No answer yet.",
-            "Compare the recorded events of the two processes: which receive event is "
-            "recorded whose send is not?",
+    if is_blank(answer):
+        return no_answer_yet(
+            hint="Compare the recorded events of the two processes: which receive event is "
+            "recorded whose send is not?"
         )
+    why = (
+        f"message {name} is received in {receiver}'s recorded state (event "
+        f"{trace.action_name(receive)}) but its send, event {trace.action_name(send)} "
+        f"of {sender}, came after {sender} recorded. An effect without its cause."
+    )
     if answer == name:
-        return Feedback(
-            True,
-            f"Right: message {name} is received in {receiver}'s recorded state (event "
-            f"{trace.action_name(receive)}) but its send, event {trace.action_name(send)} "
-            f"of {sender}, came after {sender} recorded. An effect without its cause.",
-        )
+        return Feedback(True, f"Right: {why}")
+    reveal = f"{name}: {why}"
     if answer == trace.action_name(receive):
         return Feedback(
             False,
-            f"{answer} is the event where {receiver} receives the message, not the message.",
+            f"{answer} is the event where {receiver} receives a message, not a message.",
             "A message is named after the event that sends it.",
+            reveal,
         )
     messages = {trace.message_name(k) for k, rec in enumerate(trace.messages) if rec.kind == APP}
     if answer not in messages:
@@ -286,12 +298,83 @@ def check_orphan_message(sim: Simulator, answer: Any, snapshot_id: str = "clock"
             f"{answer!r} is not a message of this run; its messages are "
             f"{', '.join(sorted(messages))}.",
             "Look for a receive event among the recorded events.",
+            reveal,
         )
     return Feedback(
         False,
         f"Message {answer} does not break the cut.",
         "Which recorded receive event has its send outside the recorded state?",
+        reveal,
     )
+
+
+def _consistent_at(scenario: Scenario, process: str, rate: float, snapshot_id: str) -> bool:
+    return check_snapshot(rerun_with_clocks(scenario, rate={process: rate}), snapshot_id).ok
+
+
+def slowest_rate(scenario: Scenario, process: str = "P2", snapshot_id: str = "clock") -> float:
+    """The slowest clock rate of ``process``, in hundredths, that gives a consistent record.
+
+    >>> slowest_rate(load_scenario(SCENARIOS / "clock-drift.json"))  # P2 must read 3 at step 4
+    0.75
+    """
+    for hundredths in range(1, 1001):
+        if _consistent_at(scenario, process, hundredths / 100, snapshot_id):
+            return hundredths / 100
+    raise ValueError(f"no rate of {process}'s clock up to 10 gives a consistent record")
+
+
+def check_slowest_rate(
+    scenario: Scenario, answer: Any, process: str = "P2", snapshot_id: str = "clock"
+) -> Feedback:
+    """Is ``answer`` the slowest rate of ``process``'s clock that gives a consistent record?
+
+    Answers are read to the hundredth: a rate that works while one a hundredth slower
+    does not is right.
+
+    >>> drift = load_scenario(SCENARIOS / "clock-drift.json")
+    >>> print(check_slowest_rate(drift, 2))  # doctest: +ELLIPSIS
+    ✗ With rate 2 the record is consistent, but a slower clock works too. Hint: ...
+    >>> print(check_slowest_rate(drift, 0.75))  # doctest: +ELLIPSIS
+    ✓ Right, 0.75: P2's clock must read the agreed time by step 4, when message token lands...
+    """
+    what = f"the slowest rate of {process}'s clock"
+    if is_blank(answer):
+        return no_answer_yet(
+            what,
+            "Change the rate in the cell above and run it until the record is consistent; "
+            "then look for the slowest rate that still works.",
+        )
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or answer <= 0:
+        return Feedback(False, f"{what}: {answer!r} is not a rate.", "Write a number, e.g. 0.9.")
+    best = slowest_rate(scenario, process, snapshot_id)
+    reveal = f"{best:g}."
+    slower = rerun_with_clocks(scenario, rate={process: max(best - 0.01, 0.001)})
+    witness = check_snapshot(slower, snapshot_id).witness
+    if witness is not None:
+        trace = slower.trace
+        reveal = (
+            f"{best:g}: {process}'s clock must read the agreed time by step "
+            f"{trace.received_by[witness]}, when message {trace.message_name(witness)} "
+            f"lands; any slower and {process} records after receiving it."
+        )
+    works = _consistent_at(scenario, process, float(answer), snapshot_id)
+    if not works:
+        return Feedback(
+            False,
+            f"With rate {answer:g} the record is still inconsistent.",
+            f"{process}'s clock must reach the agreed time before the message that breaks "
+            "the record arrives: try faster clocks.",
+            reveal,
+        )
+    if _consistent_at(scenario, process, float(answer) - 0.01, snapshot_id):
+        return Feedback(
+            False,
+            f"With rate {answer:g} the record is consistent, but a slower clock works too.",
+            "Try slower rates, a hundredth at a time near the edge.",
+            reveal,
+        )
+    return Feedback(True, f"Right, {reveal}")
 
 
 # ------------------------------------------------------------- happens-before
@@ -308,7 +391,7 @@ def check_relations(
     """
     sim = sim or small_execution()
     if not answers:
-        return Feedback(False, "No answers yet.")
+        return no_answer_yet(hint="Give a dict {(x, y): relation}.")
     right = 0
     notes = []
     wrong: list[tuple[str, str, Any, str]] = []
@@ -317,21 +400,26 @@ def check_relations(
             truth = relation(sim, x, y)
         except ValueError as e:
             return Feedback(False, str(e))
+        notes.append(_explain(sim, x, y, truth))
         if answer == truth:
             right += 1
-            notes.append(_explain(sim, x, y, truth))
         else:
             wrong.append((x, y, answer, truth))
     if not wrong:
         return Feedback(True, f"All {right} right. " + " ".join(notes))
-    x, y, answer, truth = wrong[0]
     total = len(answers)
-    if answer is None or answer is Ellipsis:
-        return Feedback(
-            False,
-            f"{right} of {total} right; ({x}, {y}) has no answer yet.",
-            f"Answer each pair with one of {', '.join(map(repr, RELATIONS))}.",
-        )
+    how = f"Answer each pair with one of {', '.join(map(repr, RELATIONS))}."
+    if all(is_blank(a) for a in answers.values()):
+        return no_answer_yet(hint=how)
+    tried = [w for w in wrong if not is_blank(w[2])]
+    if not tried:
+        x, y = wrong[0][:2]
+        return Feedback(False, f"{right} of {total} right; ({x}, {y}) has no answer yet.", how)
+    x, y, answer, truth = tried[0]
+    reveal = "\n".join(
+        f"({a}, {b}): {relation(sim, a, b)}. {note}"
+        for (a, b), note in zip(answers, notes, strict=True)
+    )
     if answer not in RELATIONS:
         return Feedback(
             False,
@@ -343,13 +431,17 @@ def check_relations(
             f"Can you walk from {x} to {y}, or from {y} to {x}, moving only right along a "
             "process line and along message arrows? Coming first in time is not enough."
         )
-    else:
-        first, second = (x, y) if truth == "before" else (y, x)
+    elif answer == "concurrent":
         hint = (
-            f"There is a walk from {first} to {second} along process lines and message "
-            f"arrows: look for it through the other process(es)."
+            "Look for a walk that changes process: along a line, across a message arrow, "
+            "along the next line, and so on. It may pass through the third process."
         )
-    return Feedback(False, message, hint)
+    else:
+        hint = (
+            "Check the direction of your walk: it may only go rightwards along a process "
+            "line, and from a send to its receive along an arrow."
+        )
+    return Feedback(False, message, hint, reveal)
 
 
 def _explain(sim: Simulator, x: str, y: str, truth: str) -> str:
@@ -367,12 +459,10 @@ def _read_frontier(sim: Simulator, frontier: Any) -> dict[str, int] | Feedback:
     """The frontier as a dict, or the feedback that explains what is wrong with it."""
     procs = sim.network.processes
     example = ", ".join(f'"{p}": 1' for p in procs)
-    if frontier is None or frontier is Ellipsis:
-        return Feedback(
-            False,
-            "No answer yet.",
-            f"Give a frontier like {{{example}}}: how many events of each process are "
-            "inside the cut (checker.frontier gives the one set on the sliders).",
+    if is_blank(frontier):
+        return no_answer_yet(
+            hint=f"Give a frontier like {{{example}}}: how many events of each process are "
+            "inside the cut (checker.frontier gives the one set on the sliders)."
         )
     if not isinstance(frontier, Mapping):
         return Feedback(False, f"A frontier is a dict like {{{example}}}, not {frontier!r}.")
@@ -423,7 +513,7 @@ def check_inconsistent_frontier(
     >>> print(check_inconsistent_frontier({"P1": 4, "P2": 4, "P3": 3}))  # doctest: +ELLIPSIS
     ✗ This cut is consistent: ... Hint: ...
     >>> print(check_inconsistent_frontier({"P1": 1, "P2": 2, "P3": 0}, "c2"))  # doctest: +ELLIPSIS
-    ✗ Inconsistent, but because of a2, not c2. Hint: c2 is received at a3: put a3 ...
+    ✗ Inconsistent, but because of a2, not c2. Hint: Find c2's arrow in the diagram: ...
     """
     sim = sim or small_execution()
     read = _read_frontier(sim, frontier)
@@ -432,10 +522,7 @@ def check_inconsistent_frontier(
     trace = sim.trace
     bad = offending_messages(sim, read)
     if message is not None:
-        named = [k for k in range(len(trace.messages)) if trace.message_name(k) == message]
-        if len(named) != 1 or trace.messages[named[0]].kind != APP:
-            raise ValueError(f"no message called {message!r} in this run")
-        m = named[0]
+        m = _message_named(sim, message)
         if message in bad:
             return Feedback(
                 True,
@@ -443,26 +530,74 @@ def check_inconsistent_frontier(
                 "the cut but sent outside it.",
             )
         if trace.received_by[m] < 0:
-            hint = f"{message} is never received, so it cannot break a cut."
-        else:
-            receive = trace.action_name(trace.received_by[m])
-            hint = (
-                f"{message} is received at {receive}: put {receive} inside the cut and leave "
-                f"{message}'s send outside."
-            )
+            return Feedback(False, f"{message} is never received, so it cannot break a cut.")
+        hint = (
+            f"Find {message}'s arrow in the diagram: its receive must be inside the cut and "
+            "its send outside. Move the receiver's frontier past the receive, and the "
+            "sender's back before the send."
+        )
+        reveal = _breaking_cut(sim, m)
         if bad:
             return Feedback(
-                False, f"Inconsistent, but because of {', '.join(bad)}, not {message}.", hint
+                False,
+                f"Inconsistent, but because of {', '.join(bad)}, not {message}.",
+                hint,
+                reveal,
             )
-        return Feedback(False, CONSISTENT, hint)
+        return Feedback(False, CONSISTENT, hint, reveal)
     if bad:
         result = check_frontier(trace, read)
         return Feedback(True, f"Inconsistent, as asked: {result.reason}.")
+    first = next(
+        k for k, msg in enumerate(trace.messages) if msg.kind == APP and trace.received_by[k] >= 0
+    )
     return Feedback(
         False,
         CONSISTENT,
         "Put a receive event inside the cut and leave its send outside: move the "
         "receiver's frontier past the receive and the sender's back before the send.",
+        _breaking_cut(sim, first),
+    )
+
+
+def _message_named(sim: Simulator, name: str) -> int:
+    trace = sim.trace
+    named = [k for k in range(len(trace.messages)) if trace.message_name(k) == name]
+    if len(named) != 1 or trace.messages[named[0]].kind != APP:
+        raise ValueError(f"no message called {name!r} in this run")
+    return named[0]
+
+
+def _breaking_limits(sim: Simulator, m: int) -> tuple[str, int, str, int]:
+    """The sender and the most of its events a cut broken by ``m`` may hold, the receiver
+    and the fewest of its events it must hold."""
+    trace = sim.trace
+    send, receive = trace.messages[m].sent_by, trace.received_by[m]
+    sender, receiver = trace.actions[send].process, trace.actions[receive].process
+    at_most = trace.process_actions(sender).index(send)
+    at_least = trace.process_actions(receiver).index(receive) + 1
+    return sender, at_most, receiver, at_least
+
+
+def _breaking_frontier(sim: Simulator, m: int) -> dict[str, int]:
+    """The smallest frontier that message ``m`` makes inconsistent."""
+    sender, at_most, receiver, at_least = _breaking_limits(sim, m)
+    return {
+        p: at_least if p == receiver else at_most if p == sender else 0
+        for p in sim.network.processes
+    }
+
+
+def _breaking_cut(sim: Simulator, m: int) -> str:
+    """Which frontiers break the cut with message ``m``, in words, with one example."""
+    trace = sim.trace
+    send, receive = trace.messages[m].sent_by, trace.received_by[m]
+    sender, at_most, receiver, at_least = _breaking_limits(sim, m)
+    example = _breaking_frontier(sim, m)
+    return (
+        f"Any frontier with {receiver} at least {at_least} (its receive "
+        f"{trace.action_name(receive)} inside) and {sender} at most {at_most} (the send "
+        f"{trace.action_name(send)} outside), e.g. {example}."
     )
 
 
@@ -481,11 +616,19 @@ def check_smallest_cut(event: str, frontier: Any, sim: Simulator | None = None) 
     index = event_index(sim, event)
     owner = trace.actions[index].process
     position = trace.process_actions(owner).index(index) + 1
+    vc = vector_clocks(trace, sim.network.processes)[index]
+    assert vc is not None
+    smallest = dict(zip(sim.network.processes, vc, strict=True))
+    reveal = (
+        f"{smallest}: {event} and exactly the events that happen before it, which is what "
+        f"{event}'s vector clock {vc} counts."
+    )
     if read[owner] < position:
         return Feedback(
             False,
             f"{event} is not inside this cut: {owner}'s frontier must be at least {position}.",
             f"{event} is event number {position} of {owner}.",
+            reveal,
         )
     result = check_frontier(trace, read)
     if not result.ok:
@@ -497,22 +640,48 @@ def check_smallest_cut(event: str, frontier: Any, sim: Simulator | None = None) 
             False,
             f"Inconsistent: {result.reason}.",
             f"Bring the send inside as well: {sender}'s frontier must be at least {need}.",
+            reveal,
         )
-    vc = vector_clocks(trace, sim.network.processes)[index]
-    assert vc is not None
-    smallest = dict(zip(sim.network.processes, vc, strict=True))
-    extra = [
-        f"{p} by {read[p] - smallest[p]}" for p in sim.network.processes if read[p] > smallest[p]
-    ]
+    extra = [p for p in sim.network.processes if read[p] > smallest[p]]
     if extra:
         return Feedback(
             False,
             f"Consistent and it contains {event}, but it is not the smallest: it can shrink "
-            f"({', '.join(extra)}) and stay consistent.",
-            f"Keep only {event} and the events that happen before it.",
+            "and stay consistent.",
+            f"Keep only {event} and the events that happen before it: which events of "
+            f"{' and '.join(extra)} does {event} not depend on?",
+            reveal,
         )
     return Feedback(
         True,
         f"Right: {read} holds {event} and exactly the events that happen before it. "
         f"Compare {event}'s vector clock, {vc}.",
     )
+
+
+# ------------------------------------------------------------- the try-its' answers
+
+
+def expected_answers() -> dict[str, Any]:
+    """One right answer for each try-it of the lesson, by the name of its answer variable.
+
+    The lesson's tests check each against its checker and make sure no output of the
+    stored notebook gives it away before the learner has answered.
+
+    >>> expected_answers()["smallest"]
+    {'P1': 2, 'P2': 3, 'P3': 3}
+    """
+    drift_scenario = load_scenario(SCENARIOS / "clock-drift.json")
+    drift = run_scenario(drift_scenario)
+    result = check_snapshot(drift, "clock")
+    assert result.witness is not None
+    sim = small_execution()
+    vc = vector_clocks(sim.trace, sim.network.processes)[event_index(sim, "c3")]
+    assert vc is not None
+    return {
+        "orphan": drift.trace.message_name(result.witness),
+        "slowest_rate": slowest_rate(drift_scenario),
+        "relations": {pair: relation(sim, *pair) for pair in RELATION_PAIRS},
+        "broken": _breaking_frontier(sim, _message_named(sim, "c2")),
+        "smallest": dict(zip(sim.network.processes, vc, strict=True)),
+    }

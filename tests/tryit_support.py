@@ -1,0 +1,123 @@
+"""Reading a stored lesson the way a learner meets it: what a *Try it* shows around itself.
+
+A try-it is the code cell that assigns the learner's answer (``name = None``) and the
+check that follows it (in the same cell or a later one). A learner who opens the stored
+notebook, or runs it top to bottom, sees
+
+* everything *before* the answer cell: markdown and stored outputs;
+* the check's own output, which must say "no answer yet" and give a hint;
+* what comes *right after*, up to the next ``## `` heading: the cells a glance below the
+  check falls on.
+
+None of these may give the try-it's answer away; the lessons' tests say, per try-it,
+which texts would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def load(name: str) -> dict[str, Any]:
+    return json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def source(cell: dict[str, Any]) -> str:
+    text = cell["source"]
+    return "".join(text) if isinstance(text, list) else str(text)
+
+
+def shown(cell: dict[str, Any]) -> str:
+    """What a cell shows: a markdown cell's text, a code cell's stored outputs (every
+    text format: plain text, HTML, streams)."""
+    if cell["cell_type"] == "markdown":
+        return source(cell)
+    parts = []
+    for out in cell.get("outputs", []):
+        if out["output_type"] == "stream":
+            parts.append("".join(out["text"]))
+        for mime, data in out.get("data", {}).items():
+            if mime.startswith("text/") or mime.endswith("json"):
+                parts.append(data if isinstance(data, str) else "".join(map(str, data)))
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class TryIt:
+    variable: str
+    answer_cell: int
+    check_cell: int
+    before: str  #: every markdown text and stored output before the answer cell
+    placeholder: str  #: the check cell's stored output
+    after: str  #: what follows the check, up to the next "## " heading
+
+
+def _heading_split(text: str) -> tuple[str, bool]:
+    """The part of a markdown cell before its first ``## `` heading, and whether it has one."""
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("## "):
+            return "\n".join(lines[:k]), True
+    return text, False
+
+
+def find_try_it(nb: dict[str, Any], variable: str) -> TryIt:
+    cells = nb["cells"]
+    assign = re.compile(rf"^{re.escape(variable)} = ", re.M)
+    assign_line = re.compile(rf"^{re.escape(variable)} = .*$", re.M)
+    answer = next(
+        k for k, c in enumerate(cells) if c["cell_type"] == "code" and assign.search(source(c))
+    )
+    used = re.compile(rf"\b{re.escape(variable)}\b")
+    check = next(
+        k
+        for k in range(answer, len(cells))
+        if cells[k]["cell_type"] == "code"
+        and "check" in source(cells[k])
+        and used.search(assign_line.sub("", source(cells[k])))
+    )
+    after = []
+    for cell in cells[check + 1 :]:
+        if cell["cell_type"] == "markdown":
+            text, heading = _heading_split(source(cell))
+            after.append(text)
+            if heading:
+                break
+        else:
+            after.append(shown(cell))
+    return TryIt(
+        variable,
+        answer,
+        check,
+        "\n".join(shown(c) for c in cells[:answer]),
+        shown(cells[check]),
+        "\n".join(after),
+    )
+
+
+def try_it_variables(nb: dict[str, Any]) -> list[str]:
+    """The answer variables of every try-it, in order: ``name = None`` (or a dict of
+    ``None``) in a code cell under a "## Try it" heading."""
+    found = []
+    under_try_it = False
+    for cell in nb["cells"]:
+        text = source(cell)
+        if cell["cell_type"] == "markdown":
+            headings = [line for line in text.splitlines() if line.startswith("## ")]
+            if headings:
+                under_try_it = headings[-1].startswith("## Try it")
+            continue
+        if not under_try_it:
+            continue
+        for match in re.finditer(r"^(\w+) = (None|\{)", text, re.M):
+            if match.group(2) == "None" or "None" in text.split(match.group(0), 1)[1]:
+                found.append(match.group(1))
+                under_try_it = False
+                break
+    return found
