@@ -7,9 +7,12 @@ and never change the run they are asked about.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tryit_support import find_try_it, given_away, goal_and_minutes, load, shown, try_it_variables
 
 from snapshotlib import Network, Send, Simulator, StartSnapshot
 from snapshotlib.course import lesson_02
@@ -130,7 +133,7 @@ def test_the_right_channels_pass_in_any_reasonable_spelling(before_p2s_first_mar
         (["P1->P2", "P3->P2"], "P3->P2 brought the marker"),
         (["P2->P1", "P2->P3"], "records the channels that lead into it"),
         (["P1->P3"], "Only the channels that lead into P2"),
-        ([], "every other input channel: P1->P2"),
+        ([], "every input channel except the one the marker came on"),
         (None, "List the channels by name"),
         (["P1P2"], "Write channels as 'SRC->DST'"),
     ],
@@ -139,6 +142,11 @@ def test_typical_wrong_channels_get_a_hint(before_p2s_first_marker, answer, hint
     feedback = lesson_02.check_recording_after_marker(answer, before_p2s_first_marker, "P3->P2")
     assert not feedback.ok
     assert hint in feedback.hint
+    if answer is not None:
+        assert "recording P1->P2" not in str(feedback)
+        assert feedback.answer.startswith("['P1->P2']: Right after its first s1 marker P2")
+    else:
+        assert not feedback.answer
 
 
 def test_the_question_is_refused_when_the_head_is_no_first_marker(before_p2s_first_marker):
@@ -172,7 +180,7 @@ def test_the_message_ahead_of_the_marker_is_the_channel_state(after_p2s_first_ma
     ("answer", "hint"),
     [
         (["x", "b"], "b was sent after P1 recorded for s1, so it travels behind"),
-        ([], "x was sent before P1 recorded for s1 and arrives after P2 did"),
+        ([], "Something is missing. Which messages on P1->P2 were sent before P1 recorded"),
         (["b"], "b was sent after P1 recorded"),
         (["marker"], "markers are never recorded"),
         (None, "Give the labels of the messages"),
@@ -182,6 +190,9 @@ def test_typical_wrong_channel_states_get_a_hint(after_p2s_first_marker, answer,
     feedback = lesson_02.check_channel_state(answer, after_p2s_first_marker, "P1->P2")
     assert not feedback.ok
     assert hint in feedback.hint
+    assert "will record x" not in str(feedback) and "x was sent before" not in str(feedback)
+    if answer is not None:
+        assert feedback.answer.startswith("['x']: P2 will record x on P1->P2. x was sent before")
 
 
 def test_a_message_received_before_recording_is_part_of_the_receivers_state():
@@ -229,7 +240,7 @@ def test_m_is_in_transit_for_s2_only(two_snapshots_under_way, answer):
     [
         (["s1", "s2"], "m was sent after P1 recorded for s1"),
         (["s1"], "m was sent after P1 recorded for s1"),
-        ([], "m was sent before P1 recorded for s2 and arrives after P2 did"),
+        ([], "Something is missing. For each snapshot, ask"),
         (["s3"], "The snapshots are s1, s2"),
         (None, "Give snapshot ids"),
     ],
@@ -238,8 +249,111 @@ def test_typical_wrong_snapshot_ids_get_a_hint(two_snapshots_under_way, answer, 
     feedback = lesson_02.check_in_transit(answer, two_snapshots_under_way, "m")
     assert not feedback.ok
     assert hint in feedback.hint
+    assert "by s2" not in str(feedback) and "for s2 and arrives" not in str(feedback)
+    if answer is not None:
+        assert feedback.answer.startswith("['s2']: m is recorded in transit by s2.")
 
 
 def test_an_unknown_message_is_a_mistake_in_the_question(two_snapshots_under_way):
     with pytest.raises(ValueError, match="no message labelled 'q'"):
         lesson_02.check_in_transit(["s1"], two_snapshots_under_way, "q")
+
+
+# ----------------------------------------------------------------- try it 4
+
+
+def test_the_recorded_state_of_the_first_run_never_occurred():
+    full = run("step-by-step")
+    right = lesson_02.check_occurred(False, full)
+    assert right.ok and "occurred at no moment of the run" in right.message
+    wrong = lesson_02.check_occurred(True, full, hint="Where were y and b?")
+    assert not wrong.ok and str(wrong) == "✗ Not quite. Hint: Where were y and b?"
+    assert wrong.answer.startswith("False: the recorded state occurred at no moment")
+    blank = lesson_02.check_occurred(None, full)
+    assert not blank.ok and "no answer yet" in blank.message.lower() and not blank.answer
+    assert not lesson_02.check_occurred("no", full).ok
+
+
+# ------------------------------------------------------------- the stored lesson
+
+NOTEBOOK = "02_chandy_lamport"
+
+
+@pytest.fixture(scope="module")
+def lesson() -> dict[str, Any]:
+    return load(NOTEBOOK)
+
+
+def telltales() -> dict[str, list[str]]:
+    """Per try-it, texts that would give its answer away (regular expressions)."""
+    answers = lesson_02.expected_answers()
+    (recorded,) = answers["p2_recording"]
+    (state,) = answers["p1_p2_state"]
+    (transit,) = answers["m_in_transit_for"]
+    assert answers["s1_occurred"] is False
+    return {
+        "p2_recording": [
+            rf"P2 +red .*recording {recorded}",
+            rf"P2 is recording {recorded}",
+            rf"\[['\"]{recorded}['\"]\]",
+        ],
+        "p1_p2_state": [
+            rf"P1->P2 .*closed: {state}\(",
+            rf"(?m)P1->P2 +{state}\(\d+\)$",
+            rf"P2 will record {state}\b",
+            rf"\[['\"]{state}['\"]\]",
+        ],
+        "m_in_transit_for": [
+            r"P1->P2 +m\(1\)",
+            rf"in transit by {transit}",
+            rf"\[['\"]{transit}['\"]\]",
+        ],
+        "s1_occurred": [r"\bnever occurred", r"occurred at no moment", r"It never did"],
+    }
+
+
+def test_every_try_it_has_an_expected_answer_that_its_check_accepts(lesson):
+    answers = lesson_02.expected_answers()
+    assert try_it_variables(lesson) == list(answers) == list(telltales())
+    assert lesson_02.check_recording_after_marker(
+        answers["p2_recording"], run("step-by-step", until=8), "P3->P2"
+    ).ok
+    assert lesson_02.check_channel_state(
+        answers["p1_p2_state"], run("step-by-step", until=9), "P1->P2"
+    ).ok
+    assert lesson_02.check_in_transit(
+        answers["m_in_transit_for"], run("two-snapshots", until=3), "m"
+    ).ok
+    assert lesson_02.check_occurred(answers["s1_occurred"], run("step-by-step")).ok
+
+
+@pytest.mark.parametrize("variable", list(telltales()))
+def test_no_try_it_is_given_away_before_it_or_right_after_it(lesson, variable):
+    found = find_try_it(lesson, variable)
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, telltales()[variable]) == []
+
+
+def test_the_telltales_would_catch_each_answer_where_the_lesson_reveals_it(lesson):
+    whole = "\n".join(shown(c) for c in lesson["cells"])
+    for variable, patterns in telltales().items():
+        if variable == "p2_recording":  # told only by the check, when right
+            whole_or_check = lesson_02.check_recording_after_marker(
+                ["P1->P2"], run("step-by-step", until=8), "P3->P2"
+            ).message
+        else:
+            whole_or_check = whole
+        assert any(re.search(p, whole_or_check) for p in patterns), variable
+    assert re.search(telltales()["p2_recording"][0], lesson_02.status(run("step-by-step", 9)))
+
+
+def test_the_lesson_never_drives_a_widget_it_asks_the_learner_to_use(lesson):
+    code = "\n".join("".join(c["source"]) for c in lesson["cells"] if c["cell_type"] == "code")
+    for call in ("step_once(", ".button(", ".undo(", ".reset(", ".take("):
+        assert call not in code
+
+
+def test_the_lesson_states_one_goal_and_fits_in_about_45_minutes(lesson):
+    goal, minutes = goal_and_minutes(lesson)
+    assert "rules" in goal and minutes <= 45
+    assert len(lesson["cells"]) <= 45

@@ -5,6 +5,7 @@ check that follows it (in the same cell or a later one). A learner who opens the
 notebook, or runs it top to bottom, sees
 
 * everything *before* the answer cell: markdown and stored outputs;
+* the code of the answer cell and of the check (its comments and examples);
 * the check's own output, which must say "no answer yet" and give a hint;
 * what comes *right after*, up to the next ``## `` heading: the cells a glance below the
   check falls on.
@@ -54,6 +55,7 @@ class TryIt:
     answer_cell: int
     check_cell: int
     before: str  #: every markdown text and stored output before the answer cell
+    code: str  #: the source of the answer cell and of the check cell
     placeholder: str  #: the check cell's stored output
     after: str  #: what follows the check, up to the next "## " heading
 
@@ -96,9 +98,25 @@ def find_try_it(nb: dict[str, Any], variable: str) -> TryIt:
         answer,
         check,
         "\n".join(shown(c) for c in cells[:answer]),
+        "\n".join(source(cells[k]) for k in sorted({answer, check})),
         shown(cells[check]),
         "\n".join(after),
     )
+
+
+def given_away(found: TryIt, patterns: list[str]) -> list[str]:
+    """Which of ``patterns`` (regular expressions) the learner would see too early."""
+    return [
+        f"{pattern!r} {where}"
+        for pattern in patterns
+        for where, text in [
+            ("before it", found.before),
+            ("in its cells", found.code),
+            ("in its check's output", found.placeholder),
+            ("right after it", found.after),
+        ]
+        if re.search(pattern, text)
+    ]
 
 
 def try_it_variables(nb: dict[str, Any]) -> list[str]:
@@ -121,3 +139,13 @@ def try_it_variables(nb: dict[str, Any]) -> list[str]:
                 under_try_it = False
                 break
     return found
+
+
+def goal_and_minutes(nb: dict[str, Any]) -> tuple[str, int]:
+    """The lesson's stated goal and its time in minutes, from the top cell's
+    ``Goal: ...`` and ``Time: about N minutes`` lines."""
+    top = source(nb["cells"][0])
+    goal = re.search(r"^Goal: (\S.*)$", top, re.M)
+    minutes = re.search(r"^Time: about (\d+) minutes", top, re.M)
+    assert goal is not None and minutes is not None, "no Goal: or Time: line at the top"
+    return goal.group(1), int(minutes.group(1))

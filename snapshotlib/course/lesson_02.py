@@ -9,7 +9,9 @@ the recorded state that never occurred, :func:`states_table` and
 
 The checks answer the lesson's try-it questions by asking the engine, never by
 re-implementing the rules: each replays the learner's run on a copy of the simulator,
-lets it go on, and compares. Wrong answers get a hint that names the rule involved.
+lets it go on, and compares. Wrong answers get a hint that names the rule involved;
+the right answer, explained, is folded under *Show answer*.
+:func:`expected_answers` gives one right answer per try-it, for the lesson's tests.
 
 >>> from snapshotlib import Network, Simulator, Send, StartSnapshot
 >>> sim = Simulator(Network(["P1", "P2"]), app="tokens", initial={"P1": 3, "P2": 0})
@@ -26,23 +28,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..checks.commutation import check_commutation
 from ..checks.predicates import conservation
+from ..formats.scenario import load_scenario, run_scenario
 from ..model import Channel
 from ..simulator import Simulator
 from ..trace import APP, CONTROL, INTERNAL, NOT_RECEIVED, RECEIVE, SEND, SNAPSHOT, Trace
-from .feedback import Feedback
+from .feedback import Feedback, is_blank, no_answer_yet
+
+#: the example scenarios of the course (in a checkout of the repository)
+SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 
 __all__ = [
+    "SCENARIOS",
     "Moment",
     "check_channel_state",
     "check_in_transit",
+    "check_occurred",
     "check_recording_after_marker",
     "describe_action",
+    "expected_answers",
     "moments",
     "occurrences",
     "parts_done",
@@ -443,13 +453,11 @@ def check_recording_after_marker(answer: Any, sim: Simulator, channel: str) -> F
     names = _names(answer)
     what = f"right after its first {snapshot_id} marker {c.dst} is recording"
     if names is None:
-        return Feedback(False, "No answer yet.", "List the channels by name, e.g. ['P1->P2'].")
+        return no_answer_yet(hint="List the channels by name, e.g. ['P2->P3'].")
+    why = f"{what} {', '.join(expected) or 'nothing'}; {c} is closed at once, recorded empty."
     if sorted(set(names)) == sorted(expected):
-        return Feedback(
-            True,
-            f"Right: {what} {', '.join(expected) or 'nothing'}; {c} is closed at once, "
-            "recorded empty.",
-        )
+        return Feedback(True, f"Right: {why}")
+    reveal = f"{expected}: {why[0].upper()}{why[1:]}"
     known = {str(x) for x in copy.network.channels}
     shown = ", ".join(names) or "nothing"
     for name in names:
@@ -458,6 +466,7 @@ def check_recording_after_marker(answer: Any, sim: Simulator, channel: str) -> F
                 False,
                 f"{name!r} is not a channel of this network.",
                 f"Write channels as 'SRC->DST'; this network has {', '.join(sorted(known))}.",
+                reveal,
             )
     hint = ""
     if str(c) in names:
@@ -473,9 +482,11 @@ def check_recording_after_marker(answer: Any, sim: Simulator, channel: str) -> F
     elif any(Channel.parse(n).dst != c.dst for n in names):
         hint = f"Only the channels that lead into {c.dst} matter here."
     else:
-        missing = [n for n in expected if n not in names]
-        hint = f"{c.dst} starts recording every other input channel: {', '.join(missing)} too."
-    return Feedback(False, f"Not quite: {shown} is not what {c.dst} records.", hint)
+        hint = (
+            f"{c.dst} starts recording every input channel except the one the marker came "
+            f"on: which channels lead into {c.dst}?"
+        )
+    return Feedback(False, f"Not quite: {shown} is not what {c.dst} records.", hint, reveal)
 
 
 def check_channel_state(
@@ -494,7 +505,7 @@ def check_channel_state(
     >>> sim.step(StartSnapshot("P2", "s1"))
     >>> sim.step(StartSnapshot("P1", "s1"))
     >>> print(check_channel_state([], sim, "P2->P1"))
-    ✗ Not quite: P1 will record t on P2->P1. Hint: t was sent before P2 recorded ...
+    ✗ Not quite: that is not what P1 will record on P2->P1. Hint: Something is missing. ...
     """
     c = Channel.parse(channel)
     record = sim.algorithm.records.get(snapshot_id)
@@ -513,7 +524,9 @@ def check_channel_state(
     shown = ", ".join(expected) or "nothing"
     names = _names(answer)
     if names is None:
-        return Feedback(False, "No answer yet.", "Give the labels of the messages, e.g. ['x'].")
+        return no_answer_yet(
+            hint="Give the labels of the messages in order, e.g. ['u', 'v'], or []."
+        )
     if names == expected:
         return Feedback(True, f"Right: {c.dst} will record {shown} on {c}.")
     sent = {
@@ -521,6 +534,9 @@ def check_channel_state(
         for m, r in enumerate(trace.messages)
         if r.kind == APP and r.channel == copy.network.channel_index(c)
     }
+    reveal = f"{expected}: {c.dst} will record {shown} on {c}. " + " ".join(
+        _why(copy, snapshot_id, m) + "." for m in sent.values()
+    )
     unknown = [n for n in names if n not in sent]
     if unknown:
         return Feedback(
@@ -528,13 +544,19 @@ def check_channel_state(
             f"No message {unknown[0]!r} travels on {c}.",
             f"The messages sent on {c} are {', '.join(sent) or 'none'}; markers are never "
             "recorded.",
+            reveal,
         )
-    wrong = [n for n in names if n not in expected] + [n for n in expected if n not in names]
-    if wrong:
-        hint = _why(copy, snapshot_id, sent[wrong[0]]) + "."
+    extra = [n for n in names if n not in expected]
+    if extra:
+        hint = _why(copy, snapshot_id, sent[extra[0]]) + "."
+    elif any(n not in names for n in expected):
+        hint = (
+            f"Something is missing. Which messages on {c} were sent before {c.src} recorded "
+            f"(so they travel ahead of its marker) and arrive after {c.dst} recorded?"
+        )
     else:
         hint = "A channel's state is a sequence, in the order the messages were sent."
-    return Feedback(False, f"Not quite: {c.dst} will record {shown} on {c}.", hint)
+    return Feedback(False, f"Not quite: that is not what {c.dst} will record on {c}.", hint, reveal)
 
 
 def check_in_transit(answer: Any, sim: Simulator, message: str) -> Feedback:
@@ -550,7 +572,7 @@ def check_in_transit(answer: Any, sim: Simulator, message: str) -> Feedback:
     >>> sim.step(StartSnapshot("P1", "s1"))
     >>> sim.step(Send("P1", "P2", 1, label="m"))
     >>> print(check_in_transit(["s1"], sim, "m"))
-    ✗ Not quite: m is recorded in transit by no snapshot. Hint: m was sent after P1 ...
+    ✗ Not quite: that is not the list of snapshots for m. Hint: m was sent after P1 ...
     """
     copy = replay(sim)
     copy.run()
@@ -568,19 +590,96 @@ def check_in_transit(answer: Any, sim: Simulator, message: str) -> Feedback:
     shown = ", ".join(expected) or "no snapshot"
     names = _names(answer)
     if names is None:
-        return Feedback(False, "No answer yet.", "Give snapshot ids, e.g. ['s1'].")
+        return no_answer_yet(hint="Give snapshot ids, e.g. ['s1'].")
     if sorted(set(names)) == sorted(expected):
         return Feedback(True, f"Right: {message} is recorded in transit by {shown}.")
+    reveal = f"{expected}: {message} is recorded in transit by {shown}. " + " ".join(
+        _why(copy, s, m) + "." for s in snaps
+    )
     unknown = [n for n in names if n not in snaps]
     if unknown:
         return Feedback(
             False,
             f"There is no snapshot {unknown[0]!r} in this run.",
             f"The snapshots are {', '.join(snaps)}.",
+            reveal,
         )
-    wrong = [s for s in names if s not in expected] + [s for s in expected if s not in names]
+    extra = [s for s in names if s not in expected]
+    if extra:
+        hint = _why(copy, extra[0], m) + "."
+    else:
+        hint = (
+            f"Something is missing. For each snapshot, ask: was {message} sent before its "
+            "sender recorded for it, and received after its receiver recorded for it?"
+        )
+    return Feedback(
+        False, f"Not quite: that is not the list of snapshots for {message}.", hint, reveal
+    )
+
+
+def check_occurred(
+    answer: Any, sim: Simulator, snapshot_id: str = "s1", hint: str = ""
+) -> Feedback:
+    """Did the state recorded by ``snapshot_id`` occur at some moment of the run?
+
+    ``answer`` is ``True`` or ``False``; ``hint`` is shown when it is wrong (by default,
+    how to find out).
+
+    >>> from snapshotlib import Network, Simulator, StartSnapshot
+    >>> sim = Simulator(Network(["P1", "P2"]), app="tokens", initial={"P1": 1})
+    >>> sim.step(StartSnapshot("P1", "s1")); _ = sim.run()
+    >>> print(check_occurred(True, sim))
+    ✓ Right: the recorded state occurred after action(s) 0, 1, 2, 3.
+    """
+    if is_blank(answer):
+        return no_answer_yet(hint="Answer True or False.")
+    if not isinstance(answer, bool):
+        return Feedback(False, f"{answer!r} is not True or False.", "Answer True or False.")
+    found = occurrences(sim, snapshot_id)
+    if found:
+        why = f"the recorded state occurred after action(s) {', '.join(map(str, found))}."
+    else:
+        why = (
+            "the recorded state occurred at no moment of the run: compare it with the state "
+            "after each action, every process and every channel."
+        )
+    if answer == bool(found):
+        return Feedback(True, f"Right: {why}")
     return Feedback(
         False,
-        f"Not quite: {message} is recorded in transit by {shown}.",
-        _why(copy, wrong[0], m) + ".",
+        "Not quite.",
+        hint or "Compare the recorded state with the state after each action of the run.",
+        f"{bool(found)}: {why}",
     )
+
+
+def expected_answers() -> dict[str, Any]:
+    """One right answer for each try-it of the lesson, by the name of its answer variable.
+
+    The lesson's tests check each against its checker and make sure no output of the
+    stored notebook gives it away before the learner has answered.
+
+    >>> expected_answers()["p1_p2_state"]
+    ['x']
+    """
+    step_by_step = load_scenario(SCENARIOS / "02-step-by-step.json")
+    two = run_scenario(load_scenario(SCENARIOS / "02-two-snapshots.json"))
+    at9 = replay(run_scenario(step_by_step, until=9))
+    record = at9.algorithm.records["s1"]
+    full = run_scenario(step_by_step)
+    return {
+        "p2_recording": [
+            str(at9.network.channels[i])
+            for i in sorted(record.channels)
+            if at9.network.channels[i].dst == "P2" and i not in record.closed
+        ],
+        "p1_p2_state": [
+            full.trace.message_name(m.id) for m in full.snapshot("s1").channels["P1->P2"]
+        ],
+        "m_in_transit_for": [
+            s
+            for s, snap in two.snapshots().items()
+            if any(x.label == "m" for xs in snap.channels.values() for x in xs)
+        ],
+        "s1_occurred": bool(occurrences(full)),
+    }
