@@ -8,14 +8,27 @@ import pytest
 
 from snapshotlib import Network, Send, Simulator, StartSnapshot
 from snapshotlib.checks import check_commutation, check_snapshot
+from snapshotlib.checks.lattice import (
+    CutLattice,
+    GlobalState,
+    cut_lattice,
+    run_path,
+    snapshot_window,
+)
 from snapshotlib.checks.predicates import conservation, deadlock, termination
 from snapshotlib.course import Feedback
 from snapshotlib.course.lesson_06 import (
+    MODALITIES,
     OverwritingTokens,
     check_deadlock,
     check_in_transit,
+    check_modality,
     check_termination,
     collection_log,
+    cut_text,
+    modality,
+    no_token_held,
+    p1_and_p3_hold_none,
     run_with_app,
     snapshot_text,
     stability_sweep,
@@ -33,6 +46,7 @@ BANK = SCENARIOS / "06-bank-transfers.json"
 TERMINATE = SCENARIOS / "06-requests-terminate.json"
 DEADLOCK = SCENARIOS / "06-requests-deadlock.json"
 REPLY = SCENARIOS / "06-requests-reply-in-transit.json"
+LATTICE = SCENARIOS / "06-tokens-lattice.json"
 
 
 def run(path: Path) -> Simulator:
@@ -68,7 +82,7 @@ def reply() -> Simulator:
 
 
 def test_every_lesson_snapshot_is_a_consistent_cut_on_which_dijkstras_argument_holds() -> None:
-    for path in (TOKENS, BANK, TERMINATE, DEADLOCK, REPLY):
+    for path in (TOKENS, BANK, TERMINATE, DEADLOCK, REPLY, LATTICE):
         sim = run(path)
         for sid in sim.snapshots():
             assert check_snapshot(sim, sid).ok, (path.name, sid)
@@ -313,3 +327,105 @@ def test_overwriting_tokens_forgets_what_a_process_held() -> None:
     sim.run()
     assert sim.states == {"P1": 0, "P2": 2}
     assert not conservation(sim, "s1").holds  # the snapshot saw it too
+
+
+# ------------------------------------------------ the lattice: possibly, definitely
+
+
+@pytest.fixture(scope="module")
+def small() -> Simulator:
+    return run(LATTICE)
+
+
+@pytest.fixture(scope="module")
+def lattice(small: Simulator) -> CutLattice:
+    return cut_lattice(small)
+
+
+def test_the_small_run_records_every_token_in_transit_a_state_it_never_passed_through(
+    small: Simulator, lattice: CutLattice
+) -> None:
+    window = snapshot_window(small, "s1")
+    assert window.recorded == (1, 1, 1)
+    assert lattice.holding(no_token_held) == (window.recorded,)
+    assert window.recorded not in run_path(small)
+    assert cut_text(small.app, lattice.state(window.recorded)) == (
+        "cut 1 1 1: P1 0 tokens, P2 0 tokens, P3 0 tokens; in transit: "
+        "a (1 token) on P1->P3; b (1 token) on P2->P3; c (1 token) on P3->P1"
+    )
+    assert cut_text(small.app, lattice.state(lattice.top)).endswith("in transit: nothing")
+
+
+def test_no_token_held_is_possible_not_definite_and_the_try_it_predicate_definite(
+    lattice: CutLattice,
+) -> None:
+    assert modality(lattice, no_token_held) == "possibly"
+    assert modality(lattice, p1_and_p3_hold_none) == "definitely"
+    assert modality(lattice, lambda s: s.processes["P2"] == 3) == "never"
+    assert MODALITIES == ("never", "possibly", "definitely")
+
+
+@pytest.mark.parametrize("answer", ["definitely", " Definitely "])
+def test_definitely_is_accepted_and_the_cuts_every_order_meets_are_named(
+    lattice: CutLattice, answer: str
+) -> None:
+    feedback = check_modality(lattice, answer)
+    assert isinstance(feedback, Feedback) and feedback.ok
+    assert "(1, 0, 1) and (1, 1, 1)" in feedback.message
+    assert "every order of the events" in feedback.message
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [("possibly", "avoids all those nodes"), ("never", "every node")],
+)
+def test_a_weaker_answer_gets_a_hint_at_the_reasoning_not_the_answer(
+    lattice: CutLattice, answer: str, says: str
+) -> None:
+    feedback = check_modality(lattice, answer)
+    assert not feedback.ok
+    assert feedback.message == f"'{answer}' is not it."
+    assert says in feedback.hint
+    assert "definitely" not in str(feedback).lower()  # the right answer is not given away
+
+
+def test_definitely_for_a_state_the_run_went_around_points_at_the_runs_own_path(
+    lattice: CutLattice,
+) -> None:
+    feedback = check_modality(lattice, "definitely", no_token_held, "no process holds a token")
+    assert not feedback.ok
+    assert "run's own order" in feedback.hint
+    assert "'possibly'" not in str(feedback)
+    right = check_modality(lattice, "possibly", no_token_held, "no process holds a token")
+    assert right.ok and "never passes through it" in right.message
+
+
+def test_claiming_a_predicate_that_never_holds_asks_whether_the_cut_is_consistent(
+    lattice: CutLattice,
+) -> None:
+    def p2_holds_three(s: GlobalState) -> bool:
+        return bool(s.processes["P2"] == 3)
+
+    for answer in ("possibly", "definitely"):
+        feedback = check_modality(lattice, answer, p2_holds_three, "P2 holds 3 tokens")
+        assert not feedback.ok and "consistent" in feedback.hint
+        assert "never" not in feedback.message
+    assert check_modality(lattice, "never", p2_holds_three, "P2 holds 3 tokens").ok
+
+
+@pytest.mark.parametrize("answer", [None, ...])
+def test_no_modality_answer_yet_lists_the_three_answers(
+    lattice: CutLattice, answer: object
+) -> None:
+    feedback = check_modality(lattice, answer)
+    assert not feedback.ok and "No answer" in feedback.message
+    assert "'never', 'possibly' or 'definitely'" in feedback.hint
+
+
+@pytest.mark.parametrize("answer", [True, 2, "maybe"])
+def test_a_modality_answer_must_be_one_of_the_three_words(
+    lattice: CutLattice, answer: object
+) -> None:
+    feedback = check_modality(lattice, answer)
+    assert not feedback.ok
+    assert feedback.message.startswith("Answer 'never', 'possibly' or 'definitely', not ")

@@ -3,10 +3,24 @@
 from .causality import concurrent, happens_before, vector_clocks
 from .commutation import CommutationResult, Swap, check_commutation, count_inversions
 from .cut import CutResult, check_cut, check_frontier, check_snapshot
+from .lattice import (
+    CutLattice,
+    GlobalState,
+    Modality,
+    SnapshotWindow,
+    cut_lattice,
+    run_path,
+    snapshot_cut,
+    snapshot_window,
+)
 
 __all__ = [
     "CommutationResult",
+    "CutLattice",
     "CutResult",
+    "GlobalState",
+    "Modality",
+    "SnapshotWindow",
     "Swap",
     "check_commutation",
     "check_cut",
@@ -14,6 +28,10 @@ __all__ = [
     "check_snapshot",
     "concurrent",
     "count_inversions",
+    "cut_lattice",
     "happens_before",
+    "run_path",
+    "snapshot_cut",
+    "snapshot_window",
     "vector_clocks",
 ]

@@ -3,10 +3,12 @@
 The lesson evaluates three stable predicates on recorded snapshots (token
 conservation, termination, deadlock; see :mod:`snapshotlib.checks.predicates`), shows
 how each process's part reaches the initiator, what goes wrong when channel states are
-ignored, and a buggy application that really loses tokens. The functions here print
-what the notebook shows as text, run a scenario under another application, check on
-many random runs that the answers are stable, and check the learner's answers (each
-checker returns a :class:`~snapshotlib.course.Feedback`).
+ignored, and a buggy application that really loses tokens. It ends with the lattice of
+a small run's consistent cuts (:mod:`snapshotlib.checks.lattice`), where the recorded
+state lies between S0 and S1, and the modalities *possibly* and *definitely*. The
+functions here print what the notebook shows as text, run a scenario under another
+application, check on many random runs that the answers are stable, and check the
+learner's answers (each checker returns a :class:`~snapshotlib.course.Feedback`).
 
 >>> sim = run_scenario(parse_scenario({
 ...     "processes": ["P1", "P2"], "app": "tokens", "initial": {"P1": 3},
@@ -34,6 +36,7 @@ from typing import Any, cast
 
 from ..actions import Action, Send, StartSnapshot
 from ..apps import Application, Bank, Requests, SendFn, Tokens
+from ..checks.lattice import Cut, CutLattice, GlobalState, Predicate
 from ..checks.predicates import PredicateResult, conservation, deadlock, termination
 from ..formats.scenario import (
     Scenario,
@@ -49,13 +52,20 @@ from ..trace import APP, CONTROL, INTERNAL, NOT_RECEIVED, RECEIVE, SEND, SNAPSHO
 from .feedback import Feedback
 
 __all__ = [
+    "MODALITIES",
     "OverwritingTokens",
     "SweepResult",
     "check_deadlock",
     "check_in_transit",
+    "check_modality",
     "check_termination",
     "collection_log",
+    "cut_text",
     "message_text",
+    "modality",
+    "no_token_held",
+    "p1_and_p3_hold_none",
+    "path_text",
     "run_with_app",
     "snapshot_text",
     "stability_sweep",
@@ -680,3 +690,147 @@ def check_deadlock(sim: Simulator, answer: Any, snapshot_id: str) -> Feedback:
         "Follow the 'waiting for' arrows between the recorded states. Does one come back "
         "to where it started, with no message recorded on the way to any of them?",
     )
+
+
+# ------------------------------------------------ the lattice: possibly, definitely
+
+#: the answers :func:`check_modality` takes, weakest first
+MODALITIES = ("never", "possibly", "definitely")
+
+
+def no_token_held(state: GlobalState) -> bool:
+    """No process holds a token: every token is in transit."""
+    return all(tokens == 0 for tokens in state.processes.values())
+
+
+def p1_and_p3_hold_none(state: GlobalState) -> bool:
+    """P1 and P3 both hold no token (P2 may hold one or not)."""
+    return bool(state.processes["P1"] == 0 and state.processes["P3"] == 0)
+
+
+def cut_text(app: Application, state: GlobalState) -> str:
+    """A cut's global state in words: its counts, each process's state, what is in transit.
+
+    >>> from snapshotlib.checks.lattice import GlobalState
+    >>> print(cut_text(Tokens(), GlobalState((1, 0), {"P1": 0, "P2": 1},
+    ...     {"P1->P2": (RecordedMessage(0, "a", 1),), "P2->P1": ()})))
+    cut 1 0: P1 0 tokens, P2 1 token; in transit: a (1 token) on P1->P2
+    """
+    held = ", ".join(f"{p} {state_text(app, s)}" for p, s in state.processes.items())
+    moving = "; ".join(
+        f"{_messages_text(app, msgs)} on {name}" for name, msgs in state.channels.items() if msgs
+    )
+    counts = " ".join(map(str, state.cut))  # as the lattice figure labels it
+    return f"cut {counts}: {held}; in transit: {moving or 'nothing'}"
+
+
+def path_text(path: Sequence[Cut], marks: Mapping[str, Cut] | None = None) -> str:
+    """A path through the lattice in one line, its cuts as counts, some of them named.
+
+    >>> path_text([(0, 0), (1, 0), (1, 1)], {"S0": (1, 0)})
+    '0 0 → 1 0 (S0) → 1 1'
+    """
+    names: dict[Cut, list[str]] = {}
+    for name, cut in (marks or {}).items():
+        names.setdefault(tuple(cut), []).append(name)
+    return " → ".join(
+        " ".join(map(str, c)) + (f" ({', '.join(names[c])})" if c in names else "") for c in path
+    )
+
+
+def modality(lattice: CutLattice, predicate: Predicate) -> str:
+    """The strongest of :data:`MODALITIES` that is true of ``predicate`` in ``lattice``."""
+    if lattice.definitely(predicate).holds:
+        return "definitely"
+    return "possibly" if lattice.possibly(predicate).holds else "never"
+
+
+def _cuts(cuts: Sequence[Cut]) -> str:
+    named = ["(" + ", ".join(map(str, c)) + ")" for c in cuts]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def _arrows(cuts: Sequence[Cut]) -> str:
+    return " → ".join("(" + ", ".join(map(str, c)) + ")" for c in cuts)
+
+
+def check_modality(
+    lattice: CutLattice,
+    answer: Any,
+    predicate: Predicate = p1_and_p3_hold_none,
+    name: str = "P1 and P3 both hold no token",
+) -> Feedback:
+    """Is ``predicate`` true ``"never"``, ``"possibly"`` or ``"definitely"`` in this run?
+
+    The answer is the strongest that is true: *definitely* implies *possibly*. A wrong
+    answer gets a hint at the reasoning, not the answer. Here two processes swap tokens,
+    so for a moment both hold none, whatever the order of the events:
+
+    >>> from snapshotlib.checks.lattice import cut_lattice
+    >>> sim = run_scenario(parse_scenario({"processes": ["P1", "P2"], "app": "tokens",
+    ...     "initial": {"P1": 1, "P2": 1}, "steps": [
+    ...     {"do": "send", "from": "P1", "to": "P2", "payload": 1},
+    ...     {"do": "send", "from": "P2", "to": "P1", "payload": 1}, {"do": "run"}]}))
+    >>> both_empty = lambda s: s.processes["P1"] == 0 and s.processes["P2"] == 0
+    >>> print(check_modality(cut_lattice(sim), "definitely", both_empty, "both empty"))
+    ... # doctest: +ELLIPSIS
+    ✓ Right: definitely. 'both empty' holds at (1, 1), and every order of the events ...
+    >>> print(check_modality(cut_lattice(sim), "possibly", both_empty, "both empty"))
+    ... # doctest: +ELLIPSIS
+    ✗ 'possibly' is not it. Hint: You found where it holds; now try to draw a path ...
+    """
+    options = f"{MODALITIES[0]!r}, {MODALITIES[1]!r} or {MODALITIES[2]!r}"
+    find = (
+        f"First find the nodes where '{name}': a node's counts tell you which events each "
+        "process has taken, so what it holds. Look at every node, not only those on the "
+        "run's own path."
+    )
+    if answer is None or answer is Ellipsis:
+        return Feedback(False, "No answer yet.", f"Answer {options}. {find}")
+    if not isinstance(answer, str) or answer.strip().lower() not in MODALITIES:
+        return Feedback(False, f"Answer {options}, not {answer!r}.", find)
+    answer = answer.strip().lower()
+    where = lattice.holding(predicate)
+    possibly, definitely = lattice.possibly(predicate), lattice.definitely(predicate)
+    truth = "definitely" if definitely.holds else "possibly" if possibly.holds else "never"
+    if answer == truth:
+        if truth == "never":
+            return Feedback(True, f"Right: '{name}' holds at none of the {len(lattice)} cuts.")
+        if truth == "possibly":
+            return Feedback(
+                True,
+                f"Right: possibly, not definitely. '{name}' holds at {_cuts(where)}, but "
+                f"the order {_arrows(definitely.witness)} never passes through "
+                f"{'it' if len(where) == 1 else 'them'}.",
+            )
+        edge = definitely.witness
+        return Feedback(
+            True,
+            f"Right: definitely. '{name}' holds at {_cuts(where)}, and every order of the "
+            "events (every path from the bottom to the top) passes through "
+            f"{'' if len(edge) == 1 else 'one of '}{_cuts(edge)}.",
+        )
+    if answer == "never":
+        hint = (
+            f"{find} A cut where it holds need not be one the run passed through: every "
+            "consistent cut is a state it could have passed through."
+        )
+    elif truth == "never":
+        hint = (
+            f"Check each node where you think it holds: is that cut consistent (in the "
+            f"lattice at all)? {find}"
+        )
+    elif answer == "definitely":
+        hint = (
+            "'Definitely' needs every path from the bottom to the top to pass through a "
+            "node where it holds. Try to draw one that does not, one event at a time; the "
+            "run's own order is a good first try."
+        )
+    else:
+        hint = (
+            "You found where it holds; now try to draw a path from the bottom to the top "
+            "that avoids all those nodes, one event at a time. Where does it get stuck? "
+            "Think of which receive must come first, and what the processes hold just "
+            "before it."
+        )
+    return Feedback(False, f"'{answer}' is not it.", hint)

@@ -8,6 +8,7 @@ from .checkpoints import registry_figure, registry_spec
 from .commutation import commutation_figure, commutation_spec
 from .costs import backpressure_figure, costs_figure
 from .dataflow import dataflow_figure, dataflow_spec
+from .lattice import lattice_figure, lattice_layout, lattice_spec
 from .layered import dataflow_layout
 from .network import network_figure, network_layout, network_spec
 from .scale import delay_figure, rate_figure
@@ -23,6 +24,9 @@ __all__ = [
     "dataflow_layout",
     "dataflow_spec",
     "delay_figure",
+    "lattice_figure",
+    "lattice_layout",
+    "lattice_spec",
     "network_figure",
     "network_layout",
     "network_spec",
