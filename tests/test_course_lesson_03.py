@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from tryit_support import find_try_it, given_away, goal_and_minutes, load, shown, try_it_variables
 
 from snapshotlib.course.lesson_03 import (
     SCENARIOS,
@@ -11,6 +14,9 @@ from snapshotlib.course.lesson_03 import (
     check_c21_state,
     check_p2_events,
     describe_step,
+    expected_answers,
+    in_flight,
+    narrate,
     snapshot_text,
     token_account,
     worked_example,
@@ -122,8 +128,8 @@ def test_no_answer_yet_is_not_right_and_says_how_to_answer(snap):
     ("answer", "hint"),
     [
         ([], "which marker reaches P2 first"),
-        (["F", "G"], "P1's marker is the slow one"),
-        (["F"], "P1's marker is the slow one"),
+        (["F", "G"], "on each channel into p2, what is ahead of the marker?"),
+        (["F"], "on each channel into p2, what is ahead of the marker?"),
         (["G", "F", "H"], "wrong order"),
         (["A", "B", "F", "G", "H"], "A, B are not P2's"),
         (["I", "F", "G", "H"], "I is not P2's"),
@@ -133,6 +139,8 @@ def test_typical_wrong_predictions_for_p2_get_a_hint_that_points_at_the_mistake(
     fb = check_p2_events(answer, snap)
     assert not fb.ok
     assert hint.lower() in fb.hint.lower()
+    assert "F, G, H" not in fb.hint and "P3's marker" not in str(fb)
+    assert fb.answer.startswith("F, G, H: P2 records on its first marker.")
 
 
 # ----------------------------------------------------------------- try it: C21
@@ -146,7 +154,7 @@ def test_c21_holds_the_message_sent_at_h(answer, snap):
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        ([], "something is in transit from p2 to p1"),
+        ([], "does anything arrive on c21 before p2's marker closes it?"),
         (["D"], "name a message after the event that sent it"),
         (["H", "D"], "lists messages"),
         (["B"], "only a message that p2 sent to p1"),
@@ -156,8 +164,95 @@ def test_typical_wrong_predictions_for_c21_get_a_hint(answer, hint, snap):
     fb = check_c21_state(answer, snap)
     assert not fb.ok
     assert hint in fb.hint.lower()
+    assert not re.search(r"\bH\b", fb.message.replace(", ".join(answer), "") + fb.hint)
+    assert fb.answer.startswith("H: P2 sent H to P1 at click 10, before it recorded")
 
 
 def test_feedback_shows_as_text_with_the_hint_only_when_wrong(snap):
     assert str(check_c21_state(["H"], snap)).startswith("✓ C21's recorded state: right, H.")
     assert "Hint:" in str(check_c21_state([], snap))
+
+
+# --------------------------------------------------------- the lesson's commentary
+
+
+def test_the_commentary_comes_from_a_run_of_its_own_one_line_per_click():
+    text = str(narrate(1, 17))
+    starts = [line.split("]")[0] for line in text.splitlines() if line.startswith("[")]
+    assert starts == [f"[{k}" for k in range(1, 18)]
+    assert all(len(line) <= 88 for line in text.splitlines())
+    page = narrate(7, 10)._repr_html_()
+    assert page.count("<tr>") == 5 and "P2 has not recorded yet" in page
+
+
+def test_what_travels_on_each_channel_is_listed_head_first():
+    assert in_flight(worked_example(until=6)).splitlines()[0] == "C12 (P1->P2): B, marker"
+    assert "C21 (P2->P1): H, marker" in in_flight(worked_example(until=11))
+
+
+# ------------------------------------------------------------- the stored lesson
+
+NOTEBOOK = "03_worked_example"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return load(NOTEBOOK)
+
+
+def telltales() -> dict[str, list[str]]:
+    """Per try-it, texts that would give its answer away (regular expressions)."""
+    p2 = expected_answers()["p2_prediction"]
+    (c21,) = expected_answers()["c21_prediction"]
+    listed = ", ".join(p2)
+    quoted = r",\s*".join(rf"['\"]{x}['\"]" for x in p2)
+    return {
+        "p2_prediction": [
+            rf"P2: {listed}",
+            rf"records its state \({listed}\)",
+            rf"P2 records {', '.join(p2[:-1])} and {p2[-1]}",
+            r"all three events will be in its recorded state",
+            rf"after {p2[-1]}\b.*P2|P2.*\bafter {p2[-1]}\b",
+            rf"\[{quoted}\]",
+        ],
+        "c21_prediction": [
+            rf"C21 \(P2->P1\): {c21}\b",
+            rf"whose state is {c21}\b",
+            rf"recorded state is \*\*{c21}\*\*",
+            rf"{c21} goes into C21's state",
+            rf"on C21, message {c21}",
+            rf"\[['\"]{c21}['\"]\]",
+        ],
+    }
+
+
+def test_every_try_it_has_an_expected_answer_that_its_check_accepts(lesson):
+    answers = expected_answers()
+    assert try_it_variables(lesson) == list(answers) == list(telltales())
+    assert check_p2_events(answers["p2_prediction"]).ok
+    assert check_c21_state(answers["c21_prediction"]).ok
+
+
+@pytest.mark.parametrize("variable", list(telltales()))
+def test_no_try_it_is_given_away_before_it_or_right_after_it(lesson, variable):
+    found = find_try_it(lesson, variable)
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, telltales()[variable]) == []
+
+
+def test_the_telltales_would_catch_each_answer_where_the_lesson_reveals_it(lesson):
+    whole = "\n".join(shown(c) for c in lesson["cells"])
+    for variable, patterns in telltales().items():
+        assert any(re.search(p, whole) for p in patterns), variable
+
+
+def test_the_lesson_never_clicks_the_explorer_it_asks_the_learner_to_click(lesson):
+    code = "\n".join("".join(c["source"]) for c in lesson["cells"] if c["cell_type"] == "code")
+    for call in ("step_once(", ".button(", ".click(", ".undo(", ".reset(", ".take("):
+        assert call not in code
+    assert "ex.sim" not in code and "ex.network_view" not in code
+
+
+def test_the_lesson_states_its_goal_and_time_at_the_top(lesson):
+    goal, minutes = goal_and_minutes(lesson)
+    assert "predict" in goal and minutes <= 45

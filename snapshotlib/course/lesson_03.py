@@ -5,6 +5,11 @@ The example is the classic three-process run with events A..J
 P3 is fast and its marker to P2 slow, and channel P2→P1 ends up holding the message
 sent at H. Channels are named as in lecture notes: ``C21`` is the channel from P2 to P1.
 
+The lesson's commentary comes from :func:`narrate`, which runs its own copy of the
+example, so the explorer on the page is left to the learner. The try-it checks give a
+hint when wrong and fold the answer under *Show answer*; :func:`expected_answers`
+gives one right answer per try-it, for the lesson's tests.
+
 Examples
 --------
 >>> from snapshotlib.formats.scenario import load_scenario, run_scenario
@@ -17,8 +22,11 @@ Examples
 
 from __future__ import annotations
 
+import html
 import re
+import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +36,17 @@ from ..formats.scenario import load_scenario, run_scenario
 from ..model import Channel
 from ..simulator import Simulator
 from ..snapshot import GlobalSnapshot
-from ..trace import APP_KINDS, CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
-from .feedback import Feedback
+from ..trace import APP, APP_KINDS, CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
+from .feedback import Feedback, no_answer_yet
 
 #: the example scenarios of the course (in a checkout of the repository)
 SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 
 
-def worked_example(name: str = "worked-example.json") -> Simulator:
-    """The worked example, run to the end (``03-worked-example-token.json``: with a token)."""
-    return run_scenario(load_scenario(SCENARIOS / name))
+def worked_example(name: str = "worked-example.json", until: int | None = None) -> Simulator:
+    """The worked example, run to the end or for its first ``until`` steps
+    (``03-worked-example-token.json``: with a token)."""
+    return run_scenario(load_scenario(SCENARIOS / name), until=until)
 
 
 def channel_name(channel: str | Channel) -> str:
@@ -128,6 +137,76 @@ def describe_step(sim: Simulator, snapshot_id: str = "s1") -> str:
         )
         return text + _progress(sim, snapshot_id, a.process)
     return f"{head}{a.process}: {a.kind}"
+
+
+@dataclass(frozen=True)
+class Narration:
+    """The commentary on some clicks of *Step*: one line per click.
+
+    A notebook shows it as a table whose text wraps; elsewhere it is plain text, each
+    line wrapped to 88 columns under its click number.
+    """
+
+    lines: tuple[tuple[int, str], ...]
+
+    def __str__(self) -> str:
+        return "\n".join(
+            textwrap.fill(f"[{n}] {text}", width=88, subsequent_indent=" " * (len(str(n)) + 3))
+            for n, text in self.lines
+        )
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td style='text-align:right;vertical-align:top'>{n}</td>"
+            f"<td style='text-align:left'>{html.escape(text)}</td></tr>"
+            for n, text in self.lines
+        )
+        return (
+            "<table class='narration'><thead><tr><th>click</th>"
+            f"<th style='text-align:left'>what happens</th></tr></thead><tbody>{rows}</tbody>"
+            "</table>"
+        )
+
+
+def narrate(first: int, last: int | None = None, name: str = "worked-example.json") -> Narration:
+    """The commentary on clicks ``first`` to ``last`` of *Step* (both included).
+
+    It comes from a run of its own, so an explorer on the page is not touched.
+
+    >>> print(narrate(4))
+    [4] P1 starts snapshot s1: it records its state (A, B), sends a marker on C12 and C13
+        and starts recording C21 and C31.
+    """
+    last = first if last is None else last
+    lines = []
+    for n in range(first, last + 1):
+        text = describe_step(worked_example(name, until=n))
+        lines.append((n, text.split("] ", 1)[1]))
+    return Narration(tuple(lines))
+
+
+def in_flight(sim: Simulator) -> str:
+    """What travels on each channel now, the next to arrive first.
+
+    >>> print(in_flight(worked_example(until=6)))  # doctest: +NORMALIZE_WHITESPACE
+    C12 (P1->P2): B, marker
+    C13 (P1->P3): nothing
+    C21 (P2->P1): nothing
+    C23 (P2->P3): nothing
+    C31 (P3->P1): nothing
+    C32 (P3->P2): I, marker
+    """
+    trace = sim.trace
+    lines = []
+    for i, c in enumerate(sim.network.channels):
+        items = [
+            trace.message_name(m) if trace.messages[m].kind == APP else "marker"
+            for m in sim.queues[i]
+        ]
+        lines.append(f"{_both_names(c)}: {', '.join(items) or 'nothing'}")
+    return "\n".join(lines)
 
 
 def _turns_red(
@@ -322,22 +401,26 @@ def check_p2_events(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
     Examples
     --------
     >>> print(check_p2_events(["F", "G"]))  # doctest: +ELLIPSIS
-    ✗ P2's recorded events: F, G is not it. Hint: P2 records when its first marker...
+    ✗ P2's recorded events: F, G is not quite it. Hint: P2 records when its *first*...
     """
     snap = snapshot if snapshot is not None else worked_example().snapshot("s1")
     expected = list(snap.processes["P2"].events)
     what = "P2's recorded events"
     got = _labels(answer)
     if got is None:
-        return Feedback(
-            False, f"{what}: no answer yet.", "Write a list of labels, e.g. ['F'], and run again."
-        )
+        return no_answer_yet(what, "Write a list of labels, e.g. ['F'], and run again.")
     if got == expected:
         return Feedback(
             True,
             f"{what}: right, {', '.join(expected)}. "
             "P2 recorded when P3's marker reached it, after H.",
         )
+    reveal = (
+        f"{', '.join(expected)}: P2 records on its first marker. On C32 P3's marker is behind "
+        "I, on C12 P1's marker is behind B. Click 8 delivers I (event F), click 9 B (event "
+        "G), P2 sends H at click 10, and click 11 brings P3's marker: P2 has done F, G and "
+        "H. P1's marker arrives only at click 12."
+    )
     shown = ", ".join(got) or "nothing"
     others = [x for x in got if x not in expected]
     if sorted(got) == sorted(expected):
@@ -345,8 +428,7 @@ def check_p2_events(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
     elif others:
         hint = (
             f"Only P2's own events can be in P2's state; {', '.join(others)} "
-            f"{'is' if len(others) == 1 else 'are'} not P2's. "
-            "(B and I are sends by P1 and P3; P2 receives those messages as G and F.)"
+            f"{'is' if len(others) == 1 else 'are'} not P2's."
         )
     elif not got:
         hint = (
@@ -355,12 +437,12 @@ def check_p2_events(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
         )
     elif got == expected[: len(got)]:
         hint = (
-            "P2 records when its first marker arrives, and P1's marker is the slow one: "
-            "P3's marker gets there first. Which of P2's events happen before that delivery?"
+            "P2 records when its *first* marker arrives. On each channel into P2, what is "
+            "ahead of the marker? Follow the deliveries in order."
         )
     else:
-        hint = "P2 records when P3's marker arrives (P1's is slow). List P2's events before that."
-    return Feedback(False, f"{what}: {shown} is not it.", hint)
+        hint = "List P2's events in the order P2 did them, up to the arrival of its first marker."
+    return Feedback(False, f"{what}: {shown} is not quite it.", hint, reveal)
 
 
 def check_c21_state(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feedback:
@@ -377,17 +459,15 @@ def check_c21_state(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
     Examples
     --------
     >>> print(check_c21_state([]))  # doctest: +ELLIPSIS
-    ✗ C21's recorded state: empty is not it. Hint: Something is in transit from P2 to P1...
+    ✗ C21's recorded state: empty is not quite it. Hint: P1 has been recording C21 since...
     """
     snap = snapshot if snapshot is not None else worked_example().snapshot("s1")
     expected = [m.label or "" for m in snap.channels["P2->P1"]]
     what = "C21's recorded state"
     got = _labels(answer)
     if got is None:
-        return Feedback(
-            False,
-            f"{what}: no answer yet.",
-            "Write a list of message names, e.g. ['B'], or [] for an empty channel.",
+        return no_answer_yet(
+            what, "Write a list of message names, e.g. ['B'], or [] for an empty channel."
         )
     if got == expected:
         return Feedback(
@@ -395,11 +475,17 @@ def check_c21_state(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
             f"{what}: right, {', '.join(expected) or 'empty'}. "
             "P2 recorded after sending it and P1 recorded before receiving it.",
         )
+    reveal = (
+        f"{', '.join(expected) or 'empty'}: P2 sent H to P1 at click 10, before it recorded "
+        "(click 11), so H travels on C21 ahead of P2's marker. P1 has been recording C21 "
+        "since it started the snapshot (click 4); H arrives at click 13 (event D), before "
+        "the marker closes C21 at click 14."
+    )
     shown = ", ".join(got) or "empty"
     if not got:
         hint = (
-            "Something is in transit from P2 to P1 across the cut: P2 recorded after one "
-            "of its sends to P1, and P1 recorded before that message arrived."
+            "P1 has been recording C21 since click 4: does anything arrive on C21 before "
+            "P2's marker closes it?"
         )
     elif got == ["D"]:
         hint = (
@@ -416,16 +502,33 @@ def check_c21_state(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
             "C21 is the channel from P2 to P1: only a message that P2 sent to P1 can be in "
             "it. Which one did P2 send before recording that P1 received after recording?"
         )
-    return Feedback(False, f"{what}: {shown} is not it.", hint)
+    return Feedback(False, f"{what}: {shown} is not quite it.", hint, reveal)
+
+
+def expected_answers() -> dict[str, Any]:
+    """One right answer for each try-it of the lesson, by the name of its answer variable.
+
+    >>> expected_answers()
+    {'p2_prediction': ['F', 'G', 'H'], 'c21_prediction': ['H']}
+    """
+    snap = worked_example().snapshot("s1")
+    return {
+        "p2_prediction": list(snap.processes["P2"].events),
+        "c21_prediction": [m.label or "" for m in snap.channels["P2->P1"]],
+    }
 
 
 __all__ = [
     "SCENARIOS",
+    "Narration",
     "causal_history",
     "channel_name",
     "check_c21_state",
     "check_p2_events",
     "describe_step",
+    "expected_answers",
+    "in_flight",
+    "narrate",
     "snapshot_text",
     "token_account",
     "worked_example",
