@@ -212,6 +212,7 @@ def telltales() -> dict[str, list[str]]:
             rf"records its state \({listed}\)",
             rf"P2 records {', '.join(p2[:-1])} and {p2[-1]}",
             r"all three events will be in its recorded state",
+            r"(delivers|brings) \**P3's\** marker",  # which marker comes first
             rf"after {p2[-1]}\b.*P2|P2.*\bafter {p2[-1]}\b",
             rf"\[{quoted}\]",
         ],
