@@ -6,18 +6,32 @@ the typical wrong ones fail with a hint that points at the slip.
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
+from tryit_support import (
+    find_try_it,
+    given_away,
+    goal_and_minutes,
+    load,
+    shown,
+    source,
+    try_it_variables,
+)
 
 from snapshotlib import Internal, Network, Send, Simulator, StartSnapshot
 from snapshotlib.checks import check_commutation
 from snapshotlib.course.lesson_04 import (
+    MY_RUN,
+    PROPOSAL,
     channel_story,
     check_first_swap,
     check_illegal_swap,
     check_inversions,
     coloured_order,
+    expected_answers,
     first_illegal_swap,
     first_legal_swap,
     inversions,
@@ -27,29 +41,6 @@ from snapshotlib.formats.scenario import load_scenario, parse_scenario, run_scen
 from snapshotlib.workloads import random_execution, random_strongly_connected
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
-
-#: the execution pre-filled in the lesson as the learner's own (colours: W R R W W R W R)
-MY_RUN = {
-    "processes": ["P1", "P2", "P3"],
-    "app": "tokens",
-    "initial": {"P1": 2, "P2": 2, "P3": 2},
-    "steps": [
-        {"do": "send", "from": "P2", "to": "P3", "label": "a", "payload": 1},
-        {"do": "snapshot", "at": "P1", "id": "s1"},
-        {"do": "internal", "at": "P1", "label": "b"},
-        {"do": "send", "from": "P1", "to": "P2", "label": "c", "payload": 1},
-        {"do": "deliver", "from": "P2", "to": "P3", "label": "d"},
-        {"do": "internal", "at": "P2", "label": "e"},
-        {"do": "deliver", "from": "P1", "to": "P2"},
-        {"do": "deliver", "from": "P1", "to": "P2", "label": "f"},
-        {"do": "send", "from": "P3", "to": "P1", "label": "g", "payload": 2},
-        {"do": "deliver", "from": "P1", "to": "P3"},
-        {"do": "deliver", "from": "P3", "to": "P1", "label": "h"},
-        {"do": "run"},
-    ],
-}
-#: the lesson's proposal: move F to the front of A B I C F G H D E J
-PROPOSAL = [("C", "F"), ("B", "I"), ("B", "F"), ("I", "F"), ("A", "F")]
 
 
 def scenario(name: str) -> Simulator:
@@ -297,3 +288,111 @@ def test_a_same_machine_swap_is_illegal(worked):
     number, why = first_illegal_swap(worked, moving_c_right)
     assert number == 4 and "both actions of P1" in why
     assert check_illegal_swap(worked, moving_c_right, 4).ok
+
+
+# ------------------------------------------------------- the answers stay folded
+
+
+def test_a_miscount_gets_the_count_explained_only_in_the_folded_answer(mine):
+    feedback = check_inversions(mine, 3)
+    assert "7" not in str(feedback)
+    assert feedback.answer == (
+        "7. The white actions after each red one: b: 3 (d, e, g); c: 3 (d, e, g); "
+        "f: 1 (g); h: 0. Together 7."
+    )
+    assert not check_inversions(mine, None).answer
+
+
+def test_a_wrong_first_swap_gets_the_first_legal_one_only_in_the_folded_answer(mine):
+    feedback = check_first_swap(mine, ("b", "d"))
+    assert "('c', 'd')" not in str(feedback)
+    assert feedback.answer.startswith("('c', 'd'): reading from the left, c is the first red")
+
+
+def test_a_wrong_illegal_swap_gets_the_right_one_only_in_the_folded_answer(worked):
+    feedback = check_illegal_swap(worked, PROPOSAL, 2)
+    assert "swap 4" not in str(feedback)
+    assert feedback.answer.startswith("4: swap 4 (I, F) cannot be made: F accepts the message")
+
+
+# ------------------------------------------------------------- the stored lesson
+
+NOTEBOOK = "04_dijkstra_proof"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return load(NOTEBOOK)
+
+
+def telltales() -> dict[str, list[str]]:
+    """Per try-it, texts that would give its answer away (regular expressions)."""
+    answers = expected_answers()
+    n = answers["my_inversions"]
+    red, white = answers["my_first_swap"]
+    k = answers["illegal"]
+    x, y = PROPOSAL[k - 1]
+    return {
+        "my_inversions": [rf"\b{n} inversion", rf"\b{n} swaps", rf"inversions: {n}\b"],
+        "my_first_swap": [
+            rf"\b{red}<->{white}\b",
+            rf"\({red}, {white}\)",
+            rf"\(['\"]{red}['\"], ?['\"]{white}['\"]\)",
+        ],
+        "illegal": [
+            rf"\bswap {k}\b",
+            rf"\({x}, {y}\) cannot",
+            rf"{y} accepts the message that {x} sends",
+        ],
+    }
+
+
+def _literal(lesson, name: str):
+    cell = next(c for c in lesson["cells"] if re.search(rf"^{name} = ", source(c), re.M))
+    text = source(cell)
+    assignment = re.search(rf"^{name} = (.*?)(?=^\w+ = |\Z)", text, re.M | re.S)
+    assert assignment is not None
+    return ast.literal_eval(assignment.group(1).split("  #")[0])
+
+
+def test_the_lesson_prefills_the_modules_execution_and_proposal(lesson):
+    assert _literal(lesson, "my_run") == MY_RUN
+    assert [tuple(p) for p in _literal(lesson, "proposal")] == list(PROPOSAL)
+
+
+def test_every_try_it_has_an_expected_answer_that_its_check_accepts(lesson, mine, worked):
+    answers = expected_answers()
+    assert try_it_variables(lesson) == list(answers) == list(telltales())
+    assert check_inversions(mine, answers["my_inversions"]).ok
+    assert check_first_swap(mine, answers["my_first_swap"]).ok
+    assert check_illegal_swap(worked, PROPOSAL, answers["illegal"]).ok
+
+
+@pytest.mark.parametrize("variable", list(telltales()))
+def test_no_try_it_is_given_away_before_it_or_right_after_it(lesson, variable):
+    found = find_try_it(lesson, variable)
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, telltales()[variable]) == []
+
+
+def test_the_telltales_would_catch_each_answer_where_it_is_revealed(lesson, mine, worked):
+    answers = expected_answers()
+    whole = "\n".join(shown(c) for c in lesson["cells"])
+    right = {
+        "my_inversions": whole,
+        "my_first_swap": check_first_swap(mine, ("b", "d")).answer,
+        "illegal": check_illegal_swap(worked, PROPOSAL, 2).answer,
+    }
+    assert answers["my_inversions"] == 7
+    for variable, patterns in telltales().items():
+        assert any(re.search(p, right[variable]) for p in patterns), variable
+
+
+def test_no_cell_moves_a_stepper_the_learner_is_asked_to_step(lesson):
+    code = "\n".join(source(c) for c in lesson["cells"] if c["cell_type"] == "code")
+    assert "stepper.go(" not in code and "my_stepper.go(" not in code
+
+
+def test_the_lesson_states_its_goal_and_time_at_the_top(lesson):
+    goal, minutes = goal_and_minutes(lesson)
+    assert "Dijkstra" in goal and minutes <= 45

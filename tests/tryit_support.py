@@ -7,8 +7,9 @@ notebook, or runs it top to bottom, sees
 * everything *before* the answer cell: markdown and stored outputs;
 * the code of the answer cell and of the check (its comments and examples);
 * the check's own output, which must say "no answer yet" and give a hint;
-* what comes *right after*, up to the next ``## `` heading: the cells a glance below the
-  check falls on.
+* what comes *right after*, up to the next ``## `` heading that is not another
+  *Try it*: the cells a glance below the check falls on, and the try-its that follow
+  straight on (they must not answer this one either).
 
 None of these may give the try-it's answer away; the lessons' tests say, per try-it,
 which texts would.
@@ -57,14 +58,15 @@ class TryIt:
     before: str  #: every markdown text and stored output before the answer cell
     code: str  #: the source of the answer cell and of the check cell
     placeholder: str  #: the check cell's stored output
-    after: str  #: what follows the check, up to the next "## " heading
+    after: str  #: what follows the check, up to the next "## " heading but a "Try it" one
 
 
 def _heading_split(text: str) -> tuple[str, bool]:
-    """The part of a markdown cell before its first ``## `` heading, and whether it has one."""
+    """The part of a markdown cell before its first ``## `` heading that is not a *Try
+    it*, and whether it has one."""
     lines = text.splitlines()
     for k, line in enumerate(lines):
-        if line.startswith("## "):
+        if line.startswith("## ") and not line.startswith("## Try it"):
             return "\n".join(lines[:k]), True
     return text, False
 

@@ -12,6 +12,11 @@ for an unlabelled one (``send#12``); a whole number is taken as a trace index. O
 computation's own actions (internal events, sends, receives) are reordered: starting a
 snapshot and accepting a marker belong to the snapshot algorithm.
 
+A wrong answer gets a hint that names the slip; the right answer, explained, is folded
+under *Show answer*. :data:`MY_RUN` and :data:`PROPOSAL` are the lesson's pre-filled
+execution and proposed swaps, and :func:`expected_answers` gives one right answer per
+try-it, for the lesson's tests.
+
 >>> from snapshotlib.formats.scenario import parse_scenario, run_scenario
 >>> sim = run_scenario(parse_scenario({
 ...     "processes": ["P", "Q"],
@@ -34,22 +39,54 @@ from typing import TYPE_CHECKING, Any
 from ..checks.commutation import count_inversions
 from ..colouring import Colouring, colouring
 from ..trace import APP, APP_KINDS, NOT_RECEIVED, RECEIVE, SEND, Trace
-from .feedback import Feedback
+from .feedback import Feedback, is_blank, no_answer_yet
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
 __all__ = [
+    "MY_RUN",
+    "PROPOSAL",
     "channel_story",
     "check_first_swap",
     "check_illegal_swap",
     "check_inversions",
     "coloured_order",
+    "expected_answers",
     "first_illegal_swap",
     "first_legal_swap",
     "inversions",
     "swap_problem",
 ]
+
+#: the execution the lesson pre-fills as the learner's own (colours: W R R W W R W R)
+MY_RUN: dict[str, Any] = {
+    "processes": ["P1", "P2", "P3"],
+    "app": "tokens",
+    "initial": {"P1": 2, "P2": 2, "P3": 2},
+    "steps": [
+        {"do": "send", "from": "P2", "to": "P3", "label": "a", "payload": 1},
+        {"do": "snapshot", "at": "P1", "id": "s1"},
+        {"do": "internal", "at": "P1", "label": "b"},
+        {"do": "send", "from": "P1", "to": "P2", "label": "c", "payload": 1},
+        {"do": "deliver", "from": "P2", "to": "P3", "label": "d"},
+        {"do": "internal", "at": "P2", "label": "e"},
+        {"do": "deliver", "from": "P1", "to": "P2"},
+        {"do": "deliver", "from": "P1", "to": "P2", "label": "f"},
+        {"do": "send", "from": "P3", "to": "P1", "label": "g", "payload": 2},
+        {"do": "deliver", "from": "P1", "to": "P3"},
+        {"do": "deliver", "from": "P3", "to": "P1", "label": "h"},
+        {"do": "run"},
+    ],
+}
+#: the lesson's proposal: move F to the front of the worked example, A B I C F G H D E J
+PROPOSAL: tuple[tuple[str, str], ...] = (
+    ("C", "F"),
+    ("B", "I"),
+    ("B", "F"),
+    ("I", "F"),
+    ("A", "F"),
+)
 
 _RULE = (
     "Two neighbouring actions of different machines commute unless the first sends the "
@@ -125,11 +162,16 @@ def first_legal_swap(sim: Simulator, snapshot_id: str | None = None) -> tuple[st
     inversion left, or every neighbouring red–white pair fails to commute). It is the
     first swap that :class:`~snapshotlib.widgets.CommutationStepper` makes.
     """
-    col = _colouring(sim, snapshot_id)
-    trace = sim.trace
+    pair = _first_legal_pair(sim, _colouring(sim, snapshot_id))
+    if pair is None:
+        return None
+    return sim.trace.action_name(pair[0]), sim.trace.action_name(pair[1])
+
+
+def _first_legal_pair(sim: Simulator, col: Colouring) -> tuple[int, int] | None:
     for i, j in _adjacent_red_white(col):
-        if swap_problem(trace, i, j) is None:
-            return trace.action_name(i), trace.action_name(j)
+        if swap_problem(sim.trace, i, j) is None:
+            return i, j
     return None
 
 
@@ -283,13 +325,14 @@ def check_inversions(sim: Simulator, answer: Any, snapshot_id: str | None = None
         col = _colouring(sim, snapshot_id)
     except _Unanswerable as e:
         return Feedback(False, f"{what}: cannot be asked yet.", str(e))
-    if answer is None or answer is Ellipsis:
-        return Feedback(False, f"{what}: no answer yet.", "Write a whole number.")
+    if is_blank(answer):
+        return no_answer_yet(what, "Write a whole number.")
     if isinstance(answer, bool) or not isinstance(answer, int):
         return Feedback(False, f"{what}: {answer!r} is not a whole number.", "Write e.g. 4.")
     coloured = col.app_actions()
     reds = [r for _, r in coloured]
     right = count_inversions(reds)
+    reveal = _count_explained(sim, col, right)
     if answer == right:
         return Feedback(
             True,
@@ -327,13 +370,30 @@ def check_inversions(sim: Simulator, answer: Any, snapshot_id: str | None = None
     ]
     for value, hint in slips:
         if answer == value != right:
-            return Feedback(False, f"{answer} inversion(s) is not it.", hint)
+            return Feedback(False, f"{answer} inversion(s) is not it.", hint, reveal)
     return Feedback(
         False,
         f"{answer} inversion(s) is not it.",
         "For each red action of the computation, count the white actions anywhere after "
         "it, and add up; a red action with three white ones after it makes three.",
+        reveal,
     )
+
+
+def _count_explained(sim: Simulator, col: Colouring, right: int) -> str:
+    """The count of inversions, red action by red action."""
+    name = sim.trace.action_name
+    coloured = col.app_actions()
+    parts = []
+    for k, (i, red) in enumerate(coloured):
+        if red:
+            whites = [name(j) for j, r in coloured[k + 1 :] if not r]
+            parts.append(
+                f"{name(i)}: {len(whites)}" + (f" ({', '.join(whites)})" if whites else "")
+            )
+    if not parts:
+        return f"{right}: no action of the computation is red."
+    return f"{right}. The white actions after each red one: {'; '.join(parts)}. Together {right}."
 
 
 def check_first_swap(sim: Simulator, answer: Any, snapshot_id: str | None = None) -> Feedback:
@@ -359,9 +419,18 @@ def check_first_swap(sim: Simulator, answer: Any, snapshot_id: str | None = None
         return Feedback(False, f"{what}: cannot be asked yet.", str(e))
     trace = sim.trace
     expected = first_legal_swap(sim, snapshot_id)
-    if answer is None or answer is Ellipsis:
-        return Feedback(
-            False, f"{what}: no answer yet.", "Write the two actions' names, e.g. ('C', 'F')."
+    if is_blank(answer):
+        return no_answer_yet(what, "Write the two actions' names, e.g. ('C', 'F').")
+    if expected is None:
+        reveal = f"(): there is none: {_why_none(col)}"
+    else:
+        pair = _first_legal_pair(sim, col)
+        assert pair is not None
+        left, right = pair
+        reveal = (
+            f"{expected}: reading from the left, {expected[0]} is the first red action "
+            f"directly followed by a white one, {expected[1]}, that it can change places "
+            f"with ({_why_legal(trace, left, right)})."
         )
     order = _app_order(trace)
     if isinstance(answer, Sequence) and not isinstance(answer, str) and len(answer) == 0:
@@ -371,11 +440,14 @@ def check_first_swap(sim: Simulator, answer: Any, snapshot_id: str | None = None
             False,
             f"{what}: there is one.",
             "Look for a red action directly followed by a white one.",
+            reveal,
         )
     try:
         a, b = _pair(trace, answer, order)
     except ValueError as e:
-        return Feedback(False, f"{what}: {e}.", "Name two neighbouring actions, red then white.")
+        return Feedback(
+            False, f"{what}: {e}.", "Name two neighbouring actions, red then white.", reveal
+        )
     na, nb = trace.action_name(a), trace.action_name(b)
     pa, pb = order.index(a), order.index(b)
     if pa > pb:
@@ -386,6 +458,7 @@ def check_first_swap(sim: Simulator, answer: Any, snapshot_id: str | None = None
             False,
             f"{na} and {nb} are not neighbours (between them: {between}).",
             "Only neighbours change places: look at actions that stand side by side.",
+            reveal,
         )
     red_a, red_b = col.is_red(a), col.is_red(b)
     if not red_a or red_b:
@@ -397,16 +470,20 @@ def check_first_swap(sim: Simulator, answer: Any, snapshot_id: str | None = None
             else "exchanging two actions of the same colour removes no inversion."
         )
         return Feedback(
-            False, f"{colours}: {why}", "A useful swap has a red action first, a white one next."
+            False,
+            f"{colours}: {why}",
+            "A useful swap has a red action first, a white one next.",
+            reveal,
         )
     problem = swap_problem(trace, a, b)
     if problem is not None:
-        return Feedback(False, f"({na}, {nb}) cannot be swapped: {problem}.", f"{_RULE}.")
+        return Feedback(False, f"({na}, {nb}) cannot be swapped: {problem}.", f"{_RULE}.", reveal)
     if expected is not None and (na, nb) != expected:
         return Feedback(
             False,
             f"({na}, {nb}) is a legal swap, but not the first.",
             "There is a red action directly followed by a white one further left.",
+            reveal,
         )
     left = inversions(sim, snapshot_id) - 1
     return Feedback(
@@ -445,10 +522,14 @@ def check_illegal_swap(
     trace = _trace_of(execution)
     verdict = first_illegal_swap(trace, proposal)
     n = len(proposal)
-    if answer is None or answer is Ellipsis:
-        return Feedback(
-            False, f"{what}: no answer yet.", f"Write the number of the swap, from 1 to {n}."
-        )
+    if is_blank(answer):
+        return no_answer_yet(what, f"Write the number of the swap, from 1 to {n}.")
+    if verdict is None:
+        reveal = "0: every proposed swap can be made."
+    else:
+        k = verdict[0]
+        named = "(" + ", ".join(str(x) for x in proposal[k - 1]) + ")"
+        reveal = f"{k}: swap {k} {named} cannot be made: {verdict[1]}."
     number: int | None = None
     if isinstance(answer, int) and not isinstance(answer, bool):
         number = answer
@@ -460,6 +541,7 @@ def check_illegal_swap(
                 False,
                 f"{what}: {tuple(answer)!r} is not one of the proposed swaps.",
                 f"Answer with the number of a swap, from 1 to {n}.",
+                reveal,
             )
     else:
         return Feedback(
@@ -468,10 +550,13 @@ def check_illegal_swap(
     if number == 0:
         if verdict is None:
             return Feedback(True, f"{what}: right, none; every proposed swap can be made.")
-        return Feedback(False, f"{what}: one of them cannot be made.", f"{_RULE}.")
+        return Feedback(False, f"{what}: one of them cannot be made.", f"{_RULE}.", reveal)
     if not 1 <= number <= n:
         return Feedback(
-            False, f"{what}: there is no swap {number}.", f"The swaps are numbered 1 to {n}."
+            False,
+            f"{what}: there is no swap {number}.",
+            f"The swaps are numbered 1 to {n}.",
+            reveal,
         )
     first = verdict[0] if verdict is not None else n + 1
     shown = "(" + ", ".join(str(x) for x in proposal[number - 1]) + ")"
@@ -482,6 +567,7 @@ def check_illegal_swap(
             False,
             f"swap {number} {shown} comes after a swap that already cannot be made.",
             "Check the swaps in order, each on the arrangement the ones before it left.",
+            reveal,
         )
     order = _app_order(trace)
     a, b = sorted((_resolve(trace, x, order) for x in proposal[number - 1]), key=order.index)
@@ -489,6 +575,7 @@ def check_illegal_swap(
         False,
         f"swap {number} {shown} can be made: {_why_legal(trace, a, b)}.",
         f"{_RULE}; redo the swaps one by one.",
+        reveal,
     )
 
 
@@ -504,3 +591,22 @@ def _why_legal(trace: Trace, left: int, right: int) -> str:
             f"not at {name(left)}"
         )
     return f"{why}, and {name(left)} sends nothing that {name(right)} accepts"
+
+
+def expected_answers() -> dict[str, Any]:
+    """One right answer for each try-it of the lesson, by the name of its answer variable:
+    on :data:`MY_RUN` as pre-filled, and on the worked example with :data:`PROPOSAL`.
+
+    >>> expected_answers()
+    {'my_inversions': 7, 'my_first_swap': ('c', 'd'), 'illegal': 4}
+    """
+    from ..formats.scenario import parse_scenario, run_scenario
+    from .lesson_03 import worked_example
+
+    mine = run_scenario(parse_scenario(MY_RUN, source="my_run"))
+    verdict = first_illegal_swap(worked_example(), PROPOSAL)
+    return {
+        "my_inversions": inversions(mine),
+        "my_first_swap": first_legal_swap(mine),
+        "illegal": verdict[0] if verdict is not None else 0,
+    }
