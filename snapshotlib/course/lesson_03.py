@@ -401,7 +401,7 @@ def check_p2_events(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
     Examples
     --------
     >>> print(check_p2_events(["F", "G"]))  # doctest: +ELLIPSIS
-    ✗ P2's recorded events: F, G is not quite it. Hint: P2 records when its *first*...
+    ✗ P2's recorded events: F, G is not quite it. Hint: P2 records when its first...
     """
     snap = snapshot if snapshot is not None else worked_example().snapshot("s1")
     expected = list(snap.processes["P2"].events)
@@ -437,7 +437,7 @@ def check_p2_events(answer: Any, snapshot: GlobalSnapshot | None = None) -> Feed
         )
     elif got == expected[: len(got)]:
         hint = (
-            "P2 records when its *first* marker arrives. On each channel into P2, what is "
+            "P2 records when its first marker arrives. On each channel into P2, what is "
             "ahead of the marker? Follow the deliveries in order."
         )
     else:
