@@ -106,6 +106,11 @@ def find_try_it(nb: dict[str, Any], variable: str) -> TryIt:
     )
 
 
+def _joined(text: str) -> str:
+    """``text`` with its lines joined, so a sentence wrapped over two lines is found too."""
+    return re.sub(r"\s*\n\s*", " ", text)
+
+
 def given_away(found: TryIt, patterns: list[str]) -> list[str]:
     """Which of ``patterns`` (regular expressions) the learner would see too early."""
     return [
@@ -117,7 +122,7 @@ def given_away(found: TryIt, patterns: list[str]) -> list[str]:
             ("in its check's output", found.placeholder),
             ("right after it", found.after),
         ]
-        if re.search(pattern, text)
+        if re.search(pattern, text) or re.search(pattern, _joined(text))
     ]
 
 
