@@ -380,14 +380,74 @@ def test_play_steps_on_each_tick_while_playing_and_stops_when_nothing_is_left() 
     assert "nothing left" in status(ex)
 
 
-def test_play_pauses_when_the_next_scenario_step_is_refused() -> None:
+def test_an_action_of_the_learners_own_leaves_the_script_and_play_goes_on_from_there() -> None:
+    ex = Explorer(TOKEN_RING)
+    for _ in range(3):
+        ex.button("Step").click()
+    scripted = ex._next_scripted()
+    assert scripted is not None
+    by_hand = next(
+        a
+        for a in ex.sim.enabled()
+        if a.channel != scripted[0].channel  # type: ignore[attr-defined]
+    )
+    assert ex.take(by_hand)
+    assert "off the scenario's script" in status(ex) and not is_error(ex)
+    ex.play.playing = True
+    ticks = 0
+    while ex.play.playing and ticks < 200:
+        ex.play.value += 1
+        ticks += 1
+        assert not is_error(ex), status(ex)
+    assert "nothing left" in status(ex)
+    assert not ex.sim.has_pending()
+    assert ex.sim.snapshot("s1").complete
+
+
+def test_doing_by_hand_what_the_script_does_next_keeps_the_script() -> None:
+    sc = load_scenario(TOKEN_RING)
+    ex = Explorer(sc)
+    for _ in range(3):
+        ex.button("Step").click()
+    scripted = ex._next_scripted()
+    assert scripted is not None
+    plain = next(a for a in ex.sim.enabled() if a.channel == scripted[0].channel)  # type: ignore[attr-defined]
+    assert ex.take(plain)
+    assert "off the scenario's script" not in status(ex)
+    while ex.step_once():
+        pass
+    assert ex.sim.trace.actions == run_scenario(sc).trace.actions
+
+
+def test_a_learners_send_leaves_the_script_instead_of_failing_its_next_step() -> None:
     ex = Explorer(TOKEN_RING)
     assert ex.take(Send("P1", "P2", 1, "mine"))  # the scenario's first send now lacks a token
     ex.play.playing = True
     ex.play.value += 1
-    assert is_error(ex) and "token" in status(ex)
-    assert not ex.play.playing
-    assert ex.sim.time == 1
+    assert not is_error(ex), status(ex)
+    assert ex.sim.time == 2
+
+
+def test_start_snapshot_after_the_run_is_over_takes_a_fresh_id() -> None:
+    ex = Explorer(TOKEN_RING)
+    while ex.step_once():
+        pass
+    assert ex.snap_at.value == "P1" and "P1" in ex.sim.snapshot("s1").processes
+    ex.button("Start snapshot").click()
+    assert not is_error(ex), status(ex)
+    assert ex.sim.snapshot("s2").initiators == ("P1",)
+
+
+def test_a_second_initiator_of_the_same_snapshot_keeps_its_id() -> None:
+    ex = tokens_explorer(3)
+    ex.button("Start snapshot").click()  # s1 at P0
+    assert ex.snap_id.value == "s2", "P0 recorded s1: the next snapshot it starts is s2"
+    ex.snap_id.value = "s1"
+    ex.snap_at.value = "P2"  # has not recorded s1: may start it too
+    assert ex.snap_id.value == "s1"
+    ex.button("Start snapshot").click()
+    assert not is_error(ex), status(ex)
+    assert set(ex.sim.snapshot("s1").initiators) == {"P0", "P2"}
 
 
 def test_the_seed_makes_step_deterministic() -> None:
@@ -706,3 +766,49 @@ def test_commutation_stepper_figure_is_updated_in_place() -> None:
     for click in (cs.last, cs.back, cs.first, cs.forward):
         click.click()
         assert cs.view is view and all(a is b for a, b in zip(cs.view.data, kept, strict=True))
+
+
+# ---------------------------------------------------------------- static pictures
+
+
+def _displayed(fig: go.Figure, monkeypatch: pytest.MonkeyPatch, png: bytes | None) -> list[Any]:
+    """What ``show_static`` displays in the notebook."""
+    import IPython.display
+
+    from snapshotlib.widgets import static
+
+    shown: list[Any] = []
+    monkeypatch.setattr(static, "static_png", lambda *a, **k: png)
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    static.show_static(fig, width=400)
+    return shown
+
+
+def test_a_static_picture_is_a_png_which_untrusted_notebooks_show(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    import IPython.core.formatters
+
+    shown = _displayed(fig, monkeypatch, b"\x89PNG\r\n\x1a\n...")
+    assert len(shown) == 1
+    mimes, _ = IPython.core.formatters.DisplayFormatter().format(shown[0])
+    assert "image/png" in mimes and "image/svg+xml" not in mimes
+
+
+def test_without_a_renderer_a_plain_figure_is_shown_live_and_a_widget_not_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    shown = _displayed(fig, monkeypatch, None)
+    assert len(shown) == 1 and type(shown[0]) is go.Figure, "the figure itself, drawn live"
+    assert _displayed(go.FigureWidget(fig), monkeypatch, None) == []
+
+
+def test_static_png_makes_a_real_png_where_chromium_is_installed() -> None:
+    from snapshotlib.widgets import static_png
+
+    if importlib.util.find_spec("kaleido") is None or not Path("/usr/bin/chromium").exists():
+        pytest.skip("kaleido draws with Chromium, which is not installed here")
+    png = static_png(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), width=300, height=200)
+    assert png is not None and png.startswith(b"\x89PNG\r\n\x1a\n")

@@ -81,6 +81,7 @@ class Explorer:
         self._marks: dict[int, int] = {0: 0}  # trace length -> scenario steps taken
         self._run_rng: dict[int, Any] = {}  # trace length -> a scenario run's generator state
         self.selected: str | None = None
+        self._last = ""  # the last action taken, in words
         self._updating = False
         self.positions = network_layout(self.sim.network)
         self._build(seed)
@@ -147,6 +148,7 @@ class Explorer:
         self.send_go.on_click(lambda _: self._send())
         self.snap_go.on_click(lambda _: self._snapshot())
         self.send_from.observe(lambda _: self._update_send_targets(), names="value")
+        self.snap_at.observe(lambda _: self._propose_snapshot_id(), names="value")
         self.snapshot_choice.observe(self._on_choice, names="value")
         self._update_send_targets()
 
@@ -194,7 +196,27 @@ class Explorer:
 
     # -------------------------------------------------------------- actions
     def take(self, action: Action) -> bool:
-        """Take ``action``; a refused action is reported in the status line, not raised."""
+        """Take the learner's ``action``; a refused action is reported, not raised.
+
+        The scenario's script goes on only while the learner does what it would do
+        next; any other action leaves it, and *Step* and *Play* then choose among the
+        actions enabled from the state the learner made (the status line says so).
+        """
+        scripted = self._next_scripted()
+        if scripted is not None and _same_action(self.sim, scripted[0], action):
+            return self._take_scripted(*scripted)
+        on_script = self._script_pos < len(self.script)
+        leaves = on_script and not isinstance(self.script[self._script_pos], RunStep)
+        if not self._take(action, self._script_pos if not leaves else len(self.script)):
+            return False
+        if leaves:
+            self._say(
+                f"did: {self._last} — off the scenario's script from here: Step and Play "
+                f"choose among the actions enabled now (seed {int(self.seed.value)})"
+            )
+        return True
+
+    def _take(self, action: Action, next_pos: int) -> bool:
         what = self._describe(action)
         try:
             self.sim.step(action)
@@ -203,12 +225,25 @@ class Explorer:
             return False
         if isinstance(action, StartSnapshot):
             self.selected = action.snapshot_id
-        # a free action leaves the scenario where it was (one action = one trace entry)
-        self._marks[self.sim.time] = self._marks.get(self.sim.time - 1, 0)
+        self._marks[self.sim.time] = next_pos
         self._run_rng.pop(self.sim.time, None)
+        self._last = what
         self._say(f"did: {what}")
         self.refresh()
         return True
+
+    def _next_scripted(self) -> tuple[Action, int] | None:
+        """The scenario's next action and the script position after it, if it is one."""
+        pos = self._script_pos
+        item = self.script[pos] if pos < len(self.script) else None
+        if item is None or isinstance(item, RunStep):
+            return None
+        resolve = getattr(item, "resolve", None)
+        try:
+            action: Action = resolve(self.sim) if resolve else item
+        except ActionError:
+            return None
+        return action, pos + 1
 
     def _describe(self, action: Action) -> str:
         """An action in words; a delivery says what arrives, as its button does."""
@@ -258,13 +293,10 @@ class Explorer:
             self._say("nothing left to deliver")
             return False
         choice = random.Random(self._rng_seed()).choice(enabled)
-        return self.take(choice)
+        return self._take(choice, pos)
 
     def _take_scripted(self, action: Action, next_pos: int) -> bool:
-        ok = self.take(action)
-        if ok:
-            self._marks[self.sim.time] = next_pos
-        return ok
+        return self._take(action, next_pos)
 
     def _rng_seed(self) -> int:
         # tied to the position in the run, so undo then step repeats the same choice
@@ -329,8 +361,18 @@ class Explorer:
         )
 
     def _snapshot(self) -> None:
-        if self.take(StartSnapshot(self.snap_at.value, self.snap_id.value.strip() or "s1")):
-            taken = set(self.sim.algorithm.records)
+        self.take(StartSnapshot(self.snap_at.value, self.snap_id.value.strip() or "s1"))
+
+    def _propose_snapshot_id(self) -> None:
+        """Offer a fresh id when the chosen process has already recorded the one shown.
+
+        A second initiator of the same snapshot keeps the id (several processes may
+        start one snapshot); a process that took part in it gets the next free one, so
+        *Start snapshot* works from whatever state the run is in.
+        """
+        shown = self.snap_id.value.strip() or "s1"
+        taken = set(self.sim.algorithm.records)
+        if shown in taken and self.snap_at.value in self.sim.snapshot(shown).processes:
             self.snap_id.value = next(
                 f"s{k}" for k in range(1, len(taken) + 2) if f"s{k}" not in taken
             )
@@ -367,6 +409,7 @@ class Explorer:
         update_in_place(self.network_view, network_spec(sim, self.selected, self.positions))
         update_in_place(self.spacetime_view, spacetime_spec(sim, self.selected))
         self.table.value = state_table_html(sim, self.selected)
+        self._propose_snapshot_id()
         self._update_deliveries()
         self.undo_button.disabled = sim.time == 0
         self.redo_button.disabled = not sim._redo
@@ -390,6 +433,21 @@ class Explorer:
     def button(self, description: str) -> w.Button:
         """The button with this description (for tests and notebooks)."""
         return find_button(self.widget, description)
+
+
+def _delivered(sim: Simulator, action: Deliver) -> int | None:
+    """The message a delivery would take: the one it names, else its channel's head."""
+    if action.message is not None:
+        return action.message
+    queue = sim.queues[sim.network.channel_index(action.channel)]
+    return queue[0] if queue else None
+
+
+def _same_action(sim: Simulator, a: Action, b: Action) -> bool:
+    """Whether ``a`` and ``b`` do the same thing now (a delivery: of the same message)."""
+    if isinstance(a, Deliver) and isinstance(b, Deliver):
+        return a.channel == b.channel and _delivered(sim, a) == _delivered(sim, b)
+    return a == b
 
 
 def _payload(text: str) -> Any:
