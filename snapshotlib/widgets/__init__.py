@@ -7,7 +7,7 @@ from .commutation_stepper import CommutationStepper
 from .cut_checker import CutChecker
 from .dataflow_explorer import DataflowExplorer
 from .explorer import Explorer
-from .static import show_static, static_svg
+from .static import show_static, static_png
 
 __all__ = [
     "CommutationStepper",
@@ -15,5 +15,5 @@ __all__ = [
     "DataflowExplorer",
     "Explorer",
     "show_static",
-    "static_svg",
+    "static_png",
 ]
