@@ -138,6 +138,7 @@ def registry_spec(job: StreamJob) -> dict[str, Any]:
         title={"text": f"Checkpoint registry · step {now}", "font": {"size": 15}},
         showlegend=False,
         font=style.FONT,
+        modebar=style.MODEBAR,
         xaxis={
             "domain": [0, 1],
             "title": {"text": "step"},

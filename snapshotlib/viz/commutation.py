@@ -153,6 +153,7 @@ def commutation_spec(
         },
         showlegend=False,
         font=style.FONT,
+        modebar=style.MODEBAR,
         xaxis={"visible": False, "range": [-1, max(len(xs), 4)]},
         yaxis={"visible": False, "range": [-1, 1]},
         shapes=shapes,

@@ -85,6 +85,7 @@ def _axes(i: int) -> tuple[str, str]:
 def _layout(titles: Sequence[str], columns: int, title: str | None) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "font": style.FONT,
+        "modebar": style.MODEBAR,
         "plot_bgcolor": "#ffffff",
         "showlegend": False,
         "margin": {"l": 50, "r": 20, "t": 70 if title else 40, "b": 40},

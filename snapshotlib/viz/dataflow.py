@@ -371,6 +371,7 @@ def dataflow_spec(
         title={"text": _title(job, cid), "font": {"size": 15}},
         showlegend=False,
         font=style.FONT,
+        modebar=style.MODEBAR,
         xaxis={"visible": False, "range": [min(xs) - 0.45, max(xs) + 0.45]},
         yaxis={
             "visible": False,

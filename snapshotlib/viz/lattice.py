@@ -255,6 +255,7 @@ def lattice_spec(
     layout = dict(
         title={"text": heading, "x": 0.01, "xanchor": "left", "font": {"size": 15}},
         font=style.FONT,
+        modebar=style.MODEBAR,
         showlegend=True,
         legend={"x": 1.0, "xanchor": "left", "y": 0.0, "yanchor": "bottom", "font": {"size": 12}},
         xaxis={

@@ -29,6 +29,8 @@ from .build import Figure, build_figure
 
 #: names of the traces, in order
 TRACES = ("channels", "recording", "messages", "markers", "processes")
+#: up to this many messages and markers in flight, each is named beside its dot
+MAX_LABELLED = 16
 
 Point = tuple[float, float]
 
@@ -132,8 +134,8 @@ def network_spec(
     ch_text: list[str] = []
     rec_x: list[float | None] = []
     rec_y: list[float | None] = []
-    msg_x, msg_y, msg_text, msg_fill, msg_line = [], [], [], [], []
-    mk_x, mk_y, mk_text = [], [], []
+    msg_x, msg_y, msg_text, msg_fill, msg_line, msg_label = [], [], [], [], [], []
+    mk_x, mk_y, mk_text, mk_label = [], [], [], []
     for i, seg in enumerate(geometry.segments):
         queue = sim.queues[i]
         hover = f"<b>{names[i]}</b>"  # no in-flight count: the dots show it, and an
@@ -160,12 +162,14 @@ def network_spec(
                 msg_x.append(x)
                 msg_y.append(y)
                 msg_text.append(f"{trace.message_name(m)} on {names[i]} ({k + 1} of {len(queue)})")
+                msg_label.append(trace.message_name(m))
                 msg_fill.append(style.fill(red))
                 msg_line.append(style.outline(red))
             else:
                 mk_x.append(x)
                 mk_y.append(y)
                 mk_text.append(f"{msg.kind} {msg.tag} on {names[i]} ({k + 1} of {len(queue)})")
+                mk_label.append(str(msg.tag))
 
     red_set = set(record.red_from) if record is not None else set()
     proc_fill, proc_line, proc_width, proc_symbol, proc_text = [], [], [], [], []
@@ -179,6 +183,8 @@ def network_spec(
 
     n = len(net.processes)
     size = 46 if n <= 6 else 34 if n <= 20 else 14
+    # what is in flight is named on the picture while the names stay readable
+    labelled = len(msg_x) + len(mk_x) <= MAX_LABELLED
     data: list[dict[str, Any]] = [
         style.channels_trace(geometry.x, geometry.y, geometry.sizes, ch_text),
         dict(
@@ -196,7 +202,10 @@ def network_spec(
             name="messages",
             x=msg_x,
             y=msg_y,
-            mode="markers",
+            mode="markers+text" if labelled else "markers",
+            text=msg_label if labelled else None,
+            textposition="top center",
+            textfont={"size": 11, "color": style.MESSAGE},
             marker={
                 "size": 13,
                 "color": msg_fill,
@@ -211,7 +220,10 @@ def network_spec(
             name="markers",
             x=mk_x,
             y=mk_y,
-            mode="markers",
+            mode="markers+text" if labelled else "markers",
+            text=mk_label if labelled else None,
+            textposition="bottom center",
+            textfont={"size": 11, "color": style.MARKER},
             marker={
                 "size": 13,
                 "color": style.MARKER,
@@ -249,11 +261,13 @@ def network_spec(
         title={"text": f"Network after {sim.time} actions: {title}", "font": {"size": 15}},
         showlegend=False,
         font=style.FONT,
+        modebar=style.MODEBAR,
         xaxis={"visible": False, "range": [-1.35, 1.35]},
         yaxis={"visible": False, "range": [-1.3, 1.3], "scaleanchor": "x"},
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         plot_bgcolor="#fafafa",
-        height=420,
+        # fits a projector's 1280x720 screen at 150% zoom (480 CSS pixels tall)
+        height=360,
         uirevision="network",
         annotations=[
             {

@@ -59,6 +59,11 @@ def spacetime_figure(
     return build_figure(spacetime_spec(sim, snapshot_id, cut))
 
 
+#: the algorithm's own actions (a snapshot started, a marker taken) sit this far below
+#: their process's line (rows are 1 apart), so they never cover an event's label
+ALGORITHM_OFFSET = 0.22
+
+
 def spacetime_spec(
     sim: Simulator, snapshot_id: str | None = None, cut: Mapping[str, int] | None = None
 ) -> dict[str, Any]:
@@ -129,7 +134,7 @@ def spacetime_spec(
                 rec_y.append(y)
         elif a.kind in (SNAPSHOT, CONTROL):
             alg_x.append(i)
-            alg_y.append(y)
+            alg_y.append(y + ALGORITHM_OFFSET)  # below the line, clear of events' labels
             if a.kind == SNAPSHOT:
                 alg_hover.append(f"{a.process} initiates snapshot {a.label}")
             else:
@@ -278,6 +283,7 @@ def spacetime_spec(
         },
         showlegend=False,
         font=style.FONT,
+        modebar=style.MODEBAR,
         xaxis={
             "title": {"text": "time (action number)"},
             "range": [-1, max(now, 8) + 1],

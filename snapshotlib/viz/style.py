@@ -21,6 +21,8 @@ RED_SYMBOL = "square"
 
 CHANNEL = "#9a9a9a"
 RECORDING = "#ff9f1c"  # a channel whose state is being recorded
+#: plotly's tool bar upright at the right edge, where it covers no title
+MODEBAR = {"orientation": "v"}
 MESSAGE = "#1f77b4"
 MARKER = "#222222"
 MARKER_SYMBOL = "diamond"
