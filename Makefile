@@ -4,7 +4,7 @@
 #   make lint    ruff check, ruff format --check, mypy
 #   make test    lint, then pytest, in the lab environment (".[lab,dev]": the widget and
 #                browser tests need JupyterLab, ipywidgets, plotly); what CI runs
-#   make lab     JupyterLab on notebooks/ (installs ".[lab,dev]")
+#   make lab     JupyterLab on the course, opening lesson 00 (installs ".[lab,dev]")
 #   make bench   run every benchmarks/bench_*.py
 #   make notebooks  re-run the lessons, storing their outputs (no widget state)
 #   make exercises  regenerate exercises/ from solutions/ (otter assign; autograder zips in build/autograder)
@@ -59,9 +59,15 @@ $(DEV_STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[dev]"
 	touch $@
 
-$(LAB_STAMP): pyproject.toml
+# The course's JupyterLab settings (jupyter/overrides.json) go where JupyterLab reads
+# an environment's defaults; a learner's own settings still win over them.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(LAB_STAMP): pyproject.toml jupyter/overrides.json
 	$(ensure_venv)
 	$(PYTHON) -m pip install -e ".[lab,dev]"
+	mkdir -p $(dir $(LAB_SETTINGS))
+	cp jupyter/overrides.json $(LAB_SETTINGS)
 	touch $@ $(DEV_STAMP)
 
 .PHONY: help env lab-env lint test lab bench notebooks exercises format clean distclean FORCE
@@ -92,8 +98,15 @@ test: $(LAB_STAMP)
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# Lesson 09 runs its sweep on Spark, which needs Java 17; without it the lesson runs the
+# same sweep in-process, so a missing Java is said, not fatal.
 lab: $(LAB_STAMP)
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
+	@if ! command -v java >/dev/null 2>&1; then \
+		echo "note: no Java runtime found. Lesson 09 will run its sweep without Spark (slower, fewer"; \
+		echo "      executions). For Spark install Java 17: Debian/Ubuntu 'sudo apt-get install"; \
+		echo "      openjdk-17-jre-headless', macOS 'brew install openjdk@17', or see README.md."; \
+	fi
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 bench: $(LAB_STAMP)
 	@set -e; \
