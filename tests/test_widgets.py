@@ -812,3 +812,28 @@ def test_static_png_makes_a_real_png_where_chromium_is_installed() -> None:
         pytest.skip("kaleido draws with Chromium, which is not installed here")
     png = static_png(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), width=300, height=200)
     assert png is not None and png.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+# ---------------------------------------------------------------- first draw
+
+
+def test_until_a_view_has_drawn_the_browser_copy_is_the_whole_current_figure() -> None:
+    # a busy browser loads the widget's JavaScript late and loses the changes sent
+    # before; a view drawn then must still show the figure as it is now
+    ex = Explorer(TOKEN_RING)
+    for _ in range(4):
+        ex.step_once()
+    for view in (ex.network_view, ex.spacetime_view):
+        assert view._widget_data == view._data
+        assert view._widget_layout == view._layout_obj._props
+
+
+def test_once_a_view_has_drawn_only_the_changes_are_sent() -> None:
+    ex = Explorer(TOKEN_RING)
+    view = ex.network_view
+    view._js2py_layoutDelta = {"layout_delta": {}, "layout_edit_id": 0}  # the view drew
+    before = view._widget_data
+    ex.step_once()
+    ex.step_once()
+    assert view._widget_data is before, "the whole figure is not written again"
+    assert view._widget_data != view._data

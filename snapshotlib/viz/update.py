@@ -9,16 +9,29 @@ properties that moved (the channels of a large network are not sent again).
 
 A ``FigureWidget`` must be a validated one: plotly only tells the browser about
 changes made through its validated setters.
+
+The changes alone are not enough for a view that is not drawn yet. The browser keeps a
+copy of the figure per widget and draws a new view from it; it applies changes to that
+copy only once the widget's JavaScript has loaded, which on a busy machine can be after
+a notebook's first cells have already stepped the widget: the changes made meanwhile
+are lost, and the view draws an old or empty figure that later changes cannot mend. So
+until a view of the widget reports that it has drawn (plotly's view sends its first
+``_js2py_*`` message then), each update also writes the whole figure to the copy the
+browser draws from (as plotly does when a figure is displayed): a view drawn at any
+moment shows the figure as it is. Once one has drawn, the widget's JavaScript is loaded
+and the changes alone keep every view right, at a fraction of the cost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from copy import deepcopy
 from typing import Any
 
 import plotly.graph_objects as go
 
 _LAST = "_snapshotlib_last_spec"
+_DRAWN = "_snapshotlib_drawn"  # a view of this FigureWidget has drawn in a browser
 _MISSING = object()
 
 
@@ -79,3 +92,21 @@ def update_in_place(target: go.Figure, source: go.Figure | Mapping[str, Any]) ->
         if lists:
             target.layout.update(lists, overwrite=True)
     setattr(target, _LAST, {"data": data, "layout": layout})
+    if hasattr(target, "_widget_data") and not _has_drawn(target):
+        target._widget_data = deepcopy(target._data)  # the state a new view draws from
+        target._widget_layout = deepcopy(target._layout_obj._props)
+
+
+def _has_drawn(widget: Any) -> bool:
+    """Whether a browser view of ``widget`` has drawn (watched from the first call on)."""
+    drawn = getattr(widget, _DRAWN, None)
+    if drawn is None:
+        setattr(widget, _DRAWN, False)
+
+        def on_view_message(change: Mapping[str, Any]) -> None:
+            if change["new"] is not None:
+                setattr(widget, _DRAWN, True)
+
+        widget.observe(on_view_message, names=["_js2py_traceDeltas", "_js2py_layoutDelta"])
+        return False
+    return bool(drawn)
