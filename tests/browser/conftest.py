@@ -65,7 +65,7 @@ SERVER_START_TIMEOUT_S = 90.0
 SERVER_STOP_TIMEOUT_S = 15.0
 
 # Copied into the server's root so lesson notebooks open with their relative paths.
-COPIED_DIRS = ("notebooks", "examples")
+COPIED_DIRS = ("notebooks", "examples", "exercises")
 
 # Lab settings that keep the frontend from asking the internet for anything.
 USER_SETTINGS = {
