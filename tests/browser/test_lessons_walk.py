@@ -16,6 +16,7 @@ behaviour, no error shown); the learner then presses it again, and so does the t
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 import pytest
@@ -54,10 +55,9 @@ def walk(page: Page, server: LabServer, path: str, impatient: bool = False) -> N
     else:
         page.goto(server.lab_url(path))
         page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible")
-        try:
+        # stopped early, before the kernel was there: the learner presses it again
+        with contextlib.suppress(AssertionError):
             run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
-        except AssertionError:  # stopped early, before the kernel was there: again
-            pass
         wait_kernel_idle(page)
     run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
     scroll_through(page)
