@@ -1,18 +1,25 @@
-"""Lesson 09, cost at scale: the try-it's feedback, and the lesson's claims about its
-sweep, checked on the lesson's own configuration (run in this process, not on Spark)."""
+"""Lesson 09, cost at scale: the try-it's feedback, the lesson's claims about its sweep
+(checked on the lesson's own configuration, run in this process, not on Spark), and
+the lesson running without Spark.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tryit_support import find_try_it, given_away, goal_and_minutes, load, try_it_variables
 
 from snapshotlib.course import lesson_09
 from snapshotlib.sweeps import parse_config_text, run_point, summarize
 
 #: the model must match the simulated slope within this fraction
 TOLERANCE = 0.10
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -27,15 +34,16 @@ def cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_the_sweep_runs_without_errors(rows: list[dict[str, Any]]) -> None:
-    assert len(rows) == 1400
+    assert len(rows) == 1720
     assert all(r["error"] is None for r in rows)
 
 
 def test_recorded_bytes_follow_the_models_slope(rows: list[dict[str, Any]]) -> None:
     means = lesson_09.mean_by(
         rows, "marker_delay", "recorded_bytes", algorithm="chandy-lamport", fifo=True,
-        message_delay=1,
+        message_delay=1, rate=2,
     )  # fmt: skip
+    assert list(means) == [1, 2, 4, 8, 16]
     intercept, slope = lesson_09.fit_line(list(means), list(means.values()))
     model = lesson_09.model_slope(rate=2, message_bytes=200)
     assert abs(slope - model) <= TOLERANCE * model
@@ -51,11 +59,12 @@ def test_barrier_variants_record_nothing_or_a_constant(rows: list[dict[str, Any]
     assert len(set(unaligned.values())) == 1
 
 
-def test_the_model_scaled_up_gives_the_production_lessons_numbers() -> None:
-    s = lesson_09.SEED_000
+def test_the_model_scaled_up_gives_the_design_lessons_numbers_for_the_initiator() -> None:
+    s = lesson_09.DESIGN_CLUSTER
     assert s.records_per_channel == 100_000
     assert s.bytes_per_channel == 20_000_000
-    assert s.per_node_bytes == 1_980_000_000
+    assert s.initiator_bytes == 1_980_000_000  # 99 inputs: the text's figure
+    assert s.other_node_bytes == 1_960_000_000  # 98: the first marker's channel is empty
 
 
 def test_naive_clock_snapshots_are_consistent_at_no_drift_and_worse_with_more(
@@ -68,27 +77,162 @@ def test_naive_clock_snapshots_are_consistent_at_no_drift_and_worse_with_more(
     assert values[-1] > 0.9
 
 
-def test_chandy_lamport_is_always_consistent_on_fifo_and_not_on_non_fifo(
+def reordering(cells: list[dict[str, Any]], fifo: bool) -> dict[Any, float]:
+    return lesson_09.inconsistency_rates(
+        cells, "message_delay", algorithm="chandy-lamport", marker_delay=1, rate=0.1, fifo=fifo
+    )
+
+
+def test_chandy_lamport_is_always_consistent_on_fifo_channels(
     cells: list[dict[str, Any]],
 ) -> None:
-    fifo = lesson_09.inconsistency_rates(
-        cells, "message_delay", algorithm="chandy-lamport", marker_delay=3, fifo=True
-    )
-    other = lesson_09.inconsistency_rates(
-        cells, "message_delay", algorithm="chandy-lamport", marker_delay=3, fifo=False
-    )
+    fifo = reordering(cells, True)
+    assert list(fifo) == [1, 2, 3, 4, 6, 8, 12, 16]
     assert set(fifo.values()) == {0.0}
-    assert all(r > 0 for r in other.values())
 
 
-def test_the_try_it_accepts_the_models_answer_and_hints_at_mistakes() -> None:
-    assert lesson_09.check_node_buffer(195_000_000).ok
+def test_on_non_fifo_channels_inconsistency_rises_from_zero_with_the_spread(
+    cells: list[dict[str, Any]],
+) -> None:
+    # what the lesson says: nothing breaks while no message can take longer than the
+    # marker plus one tick; from then on more and more snapshots break, and at the
+    # widest spread nearly all
+    other = reordering(cells, False)
+    values = list(other.values())
+    assert other[1] == other[2] == 0.0
+    assert 0 < other[3] < 0.5
+    assert values == sorted(values)
+    assert len(set(values)) >= 6  # a curve, not a step
+    assert other[16] > 0.9
+
+
+def test_on_non_fifo_channels_every_failure_is_a_missed_white_message(
+    rows: list[dict[str, Any]],
+) -> None:
+    broken = [
+        r for r in rows
+        if r["algorithm"] == "chandy-lamport" and r["rate"] == 0.1 and not r["fifo"]
+        and not r["consistent"]
+    ]  # fmt: skip
+    assert broken
+    assert all(r["consistent_cut"] and not r["conserved"] for r in broken)
+    assert all("missing from the recorded state" in r["reason"] for r in broken)
+
+
+def test_the_try_it_accepts_both_framings_and_names_the_slips() -> None:
+    initiator = lesson_09.check_node_buffer(195_000_000)
+    other = lesson_09.check_node_buffer(190_000_000)
+    assert initiator.ok and "for the initiator: 39 input channels" in initiator.message
+    assert other.ok and "38 input channels" in other.message
     assert not lesson_09.check_node_buffer(None).ok
-    assert "megabytes" in str(lesson_09.check_node_buffer(195))
-    assert "no channel to itself" in str(lesson_09.check_node_buffer(200_000_000))
-    assert "whole cluster" in str(lesson_09.check_node_buffer(40 * 39 * 5_000_000))
+    slips = {
+        195: "megabytes",
+        200_000_000: "no channel to itself",
+        40 * 39 * 5_000_000: "only its own input channels",
+    }
+    for answer, hint in slips.items():
+        feedback = lesson_09.check_node_buffer(answer)
+        assert not feedback.ok and hint in feedback.hint
+        assert "195,000,000" not in str(feedback) and "195,000,000" in feedback.answer
 
 
 def test_the_example_sweep_file_is_the_lessons_sweep() -> None:
-    example = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "lesson-09.toml"
+    example = ROOT / "examples" / "sweeps" / "lesson-09.toml"
     assert example.read_text() == lesson_09.SWEEP_TOML
+
+
+def test_model_table_compares_each_delay() -> None:
+    table = lesson_09.model_table({1: 110.0, 2: 190.0}, 0.0, 100.0)
+    assert table.column("difference") == ["+10.0%", "-5.0%"]
+
+
+# --------------------------------------------------------- without Spark
+
+SMALL = """\
+[sweep]
+name = "small"
+seeds = 3
+size = 3
+duration = 10
+
+[[grid]]
+topology = "complete"
+algorithm = ["chandy-lamport", "clock"]
+"""
+
+
+@pytest.fixture
+def no_java(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine without a Java runtime: no java on the PATH, no JAVA_HOME."""
+    pytest.importorskip("pyspark")
+    from snapshotlib.spark import session
+
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(session.shutil, "which", lambda name: None)
+
+
+def test_without_java_spark_is_reported_unavailable(no_java: None) -> None:
+    spark, why = lesson_09.start_spark()
+    assert spark is None
+    assert "Java" in why
+
+
+def test_without_java_the_lessons_sweep_runs_in_this_process(no_java: None, tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    sweep = parse_config_text(SMALL, "small.toml")
+    run = lesson_09.run_lesson_sweep(sweep, tmp_path / "results")
+    assert not run.on_spark
+    assert run.line.startswith("Spark is not available here (Spark needs a Java 17 runtime")
+    assert "\n" not in run.line  # one visible line
+    result = run.result
+    assert result.master == "this process"
+    # the files the lesson reads next are all there, with every execution
+    rows = pd.read_parquet(result.rows)
+    assert len(rows) == result.executions == 6
+    assert len(pd.read_parquet(result.summary)) == 2
+    manifest = json.loads((result.out / "manifest.json").read_text())
+    assert manifest["executions"] == 6
+    # the same rows as computed one by one
+    expected = sorted((r["seed"], r["algorithm"], r["consistent"]) for r in map(
+        run_point, sweep.points()))  # fmt: skip
+    got = sorted(zip(rows.seed, rows.algorithm.astype(str), rows.consistent, strict=True))
+    assert got == expected
+
+
+def test_without_pyspark_the_lessons_sweep_runs_in_this_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pytest.importorskip("pyarrow")
+    for name in [m for m in sys.modules if m == "pyspark" or m.startswith("pyspark.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark raises ImportError
+    run = lesson_09.run_lesson_sweep(parse_config_text(SMALL, "small.toml"), tmp_path)
+    assert not run.on_spark and "pyspark cannot be imported" in run.line
+
+
+def test_the_lesson_needs_no_spark_cell_of_its_own() -> None:
+    nb = json.loads((ROOT / "notebooks" / "09_cost_at_scale.ipynb").read_text())
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "run_lesson_sweep(" in code
+    assert "spark.stop()" not in code and "spark_session(" not in code
+
+
+# ------------------------------------------------- the stored lesson, as read
+
+TELLTALES = [r"195,000,000", r"195_000_000", r"\b195 MB", r"190,000,000", r"\b190 MB"]
+
+
+def test_the_try_it_is_not_given_away_before_it_or_right_after_it() -> None:
+    lesson = load("09_cost_at_scale")
+    assert try_it_variables(lesson) == ["node_bytes"]
+    found = find_try_it(lesson, "node_bytes")
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, TELLTALES) == []
+    right = lesson_09.check_node_buffer(195_000_000)
+    assert any(re.search(p, right.message) for p in TELLTALES)
+
+
+def test_the_lesson_states_its_goal_and_time_at_the_top() -> None:
+    goal, minutes = goal_and_minutes(load("09_cost_at_scale"))
+    assert "many executions" in goal and minutes <= 45
