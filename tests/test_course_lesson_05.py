@@ -144,7 +144,7 @@ def test_a_run_that_does_not_break_says_so_and_hints_at_overtaking():
 
 
 def test_no_answer_no_snapshot_and_fifo_channels_each_get_their_hint():
-    assert "No run yet" in check_breaking_run(None).message
+    assert check_breaking_run(None).message == "Your run: no answer yet."
     assert "no snapshot" in check_breaking_run([{"do": "internal", "at": "P1"}]).message
     fifo = {"processes": ["P1", "P2"], "fifo": True, "steps": OVERTAKING_MESSAGE[:2]}
     fb = check_breaking_run(fifo)
@@ -167,3 +167,10 @@ def test_a_run_built_in_the_explorer_is_checked_without_changing_it():
     fb = check_breaking_run(sim)
     assert fb.ok and "Message late " in fb.message
     assert sim.time == before  # the learner's run is replayed, not finished in place
+
+
+def test_the_lesson_states_its_goal_and_time_at_the_top():
+    from tryit_support import goal_and_minutes, load
+
+    goal, minutes = goal_and_minutes(load("05_fifo_matters"))
+    assert "reorder" in goal and minutes <= 45

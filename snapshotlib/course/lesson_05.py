@@ -40,7 +40,7 @@ from ..model import Network
 from ..schedulers import FifoOrder, Scripted, make_scheduler
 from ..simulator import ActionError, Simulator
 from ..workloads import actions_of, random_execution
-from .feedback import Feedback
+from .feedback import Feedback, is_blank, no_answer_yet
 
 RED_IN_WHITE = "a red message accepted in a white action"
 RED_RECORDED = "a red message recorded in transit"
@@ -257,10 +257,9 @@ def check_breaking_run(
     >>> print(check_breaking_run(fine))  # doctest: +ELLIPSIS
     ✗ Snapshot s1 of your run is right: ...
     """
-    if answer is None or answer is Ellipsis:
-        return Feedback(
-            False,
-            "No run yet.",
+    if is_blank(answer):
+        return no_answer_yet(
+            "Your run",
             "Write a list of steps such as {'do': 'snapshot', 'at': 'P1'} and run again.",
         )
     try:
