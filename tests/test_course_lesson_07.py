@@ -1,5 +1,6 @@
-"""Lesson 07, barrier snapshots: the stories it tells, the claims it makes about the
-measured table, the sizing arithmetic, and the feedback of its try-its.
+"""Lesson 07 (07a, the four variants; 07b, measuring the trade-offs): the stories it
+tells, the claims it makes about the measured tables, the audit of a system-design
+lesson's trade-off table, the sizing arithmetic, and the feedback of its try-its.
 
 The measurements are taken with the lesson's own parameters, so every sentence of the
 lesson that reads a number off a table is checked here as an ordering or a bound.
@@ -7,26 +8,37 @@ lesson that reads a number off a table is checked here as an ordering or a bound
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from tryit_support import find_try_it, given_away, goal_and_minutes, load, shown, try_it_variables
 
 from snapshotlib.checks import check_snapshot
+from snapshotlib.course import Feedback
 from snapshotlib.course.lesson_07 import (
     CYCLIC,
     DAG,
+    FIGURE_METRICS,
     TRY_IT,
     Costs,
     Sizing,
+    TradeoffRow,
     backpressure,
     backpressure_table,
     check_in_flight,
     check_node_buffer,
     claims,
+    claims_table,
     costs_table,
     flow_text,
+    held,
     measure,
     recorded_text,
     recorders,
+    recovery_table,
     story,
+    tradeoff_table,
+    unreachable_snapshot,
 )
 from snapshotlib.dataflow import EXACTLY_ONCE, VARIANTS, StreamJob
 
@@ -155,11 +167,38 @@ def test_unaligned_checkpoints_complete_about_twice_as_fast(dag: dict[str, Costs
     assert dag["chandy-lamport"].latency < dag["aligned"].latency
 
 
-def test_only_alignment_blocks_and_buffers(dag: dict[str, Costs]) -> None:
+def test_only_alignment_pauses_inputs(dag: dict[str, Costs]) -> None:
     for variant in ("chandy-lamport", "unaligned", "at-least-once"):
         assert dag[variant].blocked == 0 and dag[variant].peak_buffered == 0
     assert dag["aligned"].blocked > 80
     assert dag["aligned"].peak_buffered >= 7
+
+
+def test_recording_a_channel_holds_its_records_as_alignment_holds_blocked_ones(
+    dag: dict[str, Costs],
+) -> None:
+    # what the lesson says: Chandy-Lamport holds about as many records as aligned
+    # barriers do (recorded rather than blocked), unaligned the most, at-least-once none
+    cl, al = dag["chandy-lamport"].peak_held, dag["aligned"].peak_held
+    assert cl > 0 and al > 0 and abs(cl - al) <= 1
+    assert dag["unaligned"].peak_held > cl
+    assert dag["at-least-once"].peak_held == 0
+
+
+def test_held_counts_records_waiting_on_a_blocked_input() -> None:
+    job = StreamJob(DAG, "aligned", seed=23).run(max_steps=20)
+    assert job.sim.blocked and held(job) == 2  # S1#3, S1#4 wait on S1->C1
+    job.run()
+    assert not job.sim.blocked and held(job) == 0
+
+
+def test_held_counts_recorded_records_until_the_checkpoint_completes() -> None:
+    job = StreamJob(DAG, "chandy-lamport", seed=23).run(max_steps=30)
+    # C1 recorded S2#3 on S2->C1 at step 28; c1 completes at step 43
+    assert job.coordinator.entry("c1").status == "INITIATED"
+    assert not job.sim.blocked and held(job) >= 1
+    job.run()
+    assert held(job) == 0
 
 
 def test_unaligned_records_the_least_state_and_the_most_in_flight(dag: dict[str, Costs]) -> None:
@@ -207,14 +246,20 @@ def test_a_channel_capacity_bounds_every_buffer() -> None:
     by = {(r["capacity"], r["variant"]): r for r in rows}
     buffered = [by[(c, "aligned")]["peak_buffered"] for c in (None, 4, 2, 1)]
     assert buffered == sorted(buffered, reverse=True) and buffered[-1] <= 2 < buffered[0]
+    for variant in ("chandy-lamport", "aligned", "unaligned"):
+        kept = [by[(c, variant)]["peak_held"] for c in (None, 4, 2, 1)]
+        assert kept == sorted(kept, reverse=True) and kept[-1] < kept[0]
     for variant in ("chandy-lamport", "unaligned"):
         recorded = [by[(c, variant)]["inflight_bytes"] for c in (None, 4, 2, 1)]
         assert recorded == sorted(recorded, reverse=True) and recorded[-1] < recorded[0]
     assert all(r["finished"] == r["runs"] for r in rows)  # no deadlock: every record out
-    assert backpressure_table(rows).splitlines()[2].startswith("unbounded")
+    table = backpressure_table(rows)
+    assert table.column("channel capacity") == ["unbounded", "4", "2", "1"]
+    assert table.columns[1:] == tuple(VARIANTS)
+    assert backpressure_table(rows, "inflight_bytes").row("1")["at-least-once"] == "0 B"
 
 
-def test_every_verdict_on_the_production_table_follows_from_the_numbers(
+def test_every_verdict_on_the_design_lessons_table_follows_from_the_numbers(
     dag: dict[str, Costs], cyclic: dict[str, Costs], bounded: dict[str, Costs]
 ) -> None:
     found = claims(list(dag.values()), list(cyclic.values()), list(bounded.values()))
@@ -224,32 +269,64 @@ def test_every_verdict_on_the_production_table_follows_from_the_numbers(
         ("ABS (aligned)", "latency impact"): "does not hold",
         ("Chandy-Lamport", "memory overhead"): "agrees",
         ("ABS (aligned)", "memory overhead"): "half right",
-        ("ABS (aligned)", "text"): "does not hold",
-        ("both", "network overhead"): "does not hold",
+        ("ABS (aligned)", "prose"): "does not hold",
+        ("both", "network overhead"): "agrees in direction, for another reason",
         ("Chandy-Lamport", "topology"): "does not hold",
-        ("ABS (aligned)", "topology"): "does not hold",
+        ("Chandy-Lamport", "prose"): "does not hold, and contradicts the table",
+        ("ABS (aligned)", "topology"): "right for Flink in practice, wrong for the ABS paper",
         ("both", "recovery complexity"): "agrees",
     }
-    assert bounded["aligned"].peak_buffered < dag["aligned"].peak_buffered
+    assert bounded["aligned"].peak_held < dag["aligned"].peak_held
+    table = claims_table(found)
+    assert table.columns == ("claim", "the text says", "measured", "verdict")
+    assert len(table.rows) == len(found)
 
 
-def test_the_table_has_a_row_per_variant_and_a_legend(dag: dict[str, Costs]) -> None:
-    lines = costs_table(list(dag.values())).splitlines()
-    assert [line.split()[0] for line in lines[1:5]] == list(VARIANTS)
-    assert lines[5] == "" and lines[6].startswith("medians over 40 seeds")
+def test_a_process_no_marker_reaches_never_records() -> None:
+    snap = unreachable_snapshot()
+    assert not snap.complete
+    assert "P3" not in snap.processes
+    assert snap.pending_channels == ("P3->P2",)
+
+
+def test_the_corrected_table_has_a_measured_row_per_variant_and_takes_more_rows(
+    dag: dict[str, Costs], cyclic: dict[str, Costs], bounded: dict[str, Costs]
+) -> None:
+    args = list(dag.values()), list(cyclic.values()), list(bounded.values())
+    table = tradeoff_table(*args)
+    assert table.column("method") == list(VARIANTS)
+    assert table.row("aligned")["pauses inputs"].startswith("yes: ")
+    assert table.row("chandy-lamport")["pauses inputs"] == "no"
+    assert table.row("aligned")["stores in flight"].startswith("none on the DAG")
+    assert table.row("at-least-once")["after a crash"].startswith("duplicates in 39/40")
+    extra = TradeoffRow("stop-the-world", "yes", "none", "nothing", "any", "exactly once")
+    longer = tradeoff_table(*args, extra=[extra])
+    assert longer.rows[:-1] == table.rows
+    assert longer.row("stop-the-world")["pauses inputs"] == "yes"
+
+
+def test_the_tables_have_a_row_per_variant_and_a_legend(dag: dict[str, Costs]) -> None:
+    for table in (costs_table(list(dag.values())), recovery_table(list(dag.values()))):
+        assert table.column("variant") == list(VARIANTS)
+        assert table.notes and len(table.columns) <= 6
+    assert costs_table(list(dag.values())).notes[0] == "Medians over 40 runs (one per seed)."
+    assert recovery_table(list(dag.values())).row("at-least-once")["same output"] == "1/40"
 
 
 # ------------------------------------------------------------------ sizing
 
 
-def test_the_production_lessons_arithmetic() -> None:
+def test_the_design_lessons_arithmetic_for_the_initiator_and_the_other_nodes() -> None:
     s = Sizing(nodes=100, rate=50_000, record_bytes=200, delay=2)
     assert s.channels == 9_900
     assert s.records_per_channel == 100_000
     assert s.bytes_per_channel == 20_000_000
-    assert s.per_node_bytes == 1_980_000_000
-    assert s.cluster_bytes == 198_000_000_000
-    assert "(1.98 GB)" in str(s) and "(198 GB)" in str(s)
+    assert s.initiator_bytes == s.per_node_bytes == 1_980_000_000  # 99 inputs
+    assert s.other_node_bytes == 1_960_000_000  # 98: the first marker's channel is empty
+    assert s.recorded_channels == 99 + 99 * 98
+    table = s.table()
+    assert table.row("the initiator")["result"].endswith("(1.98 GB)")
+    assert table.row("any other node")["result"].endswith("(1.96 GB)")
 
 
 # ------------------------------------------------------------ try it: in flight
@@ -275,31 +352,39 @@ def test_on_the_cycle_every_variant_is_right() -> None:
 @pytest.mark.parametrize(
     ("answer", "says", "hint"),
     [
-        ({"chandy-lamport", "unaligned", "aligned"}, "aligned records no in-flight", "not wait"),
-        (
-            {"chandy-lamport", "unaligned", "at-least-once"},
-            "at-least-once records no",
-            "operators' states",
-        ),
-        ({"chandy-lamport"}, "unaligned records in-flight data too", "overtakes"),
-        ("unaligned", "chandy-lamport records", "before the marker"),
-        (set(), "chandy-lamport, unaligned record", "marker"),
+        ({"chandy-lamport", "unaligned", "aligned"}, "one variant in your set stores none",
+         "every input"),
+        ({"chandy-lamport", "unaligned", "at-least-once"}, "one variant in your set stores none",
+         "every input"),
+        ({"chandy-lamport"}, "one variant that stores records in flight is missing",
+         "read after"),
+        ("unaligned", "one variant that stores records in flight is missing", "read after"),
+        (set(), "2 variants that store records in flight are missing", "read after"),
+        ({"aligned"}, "are missing; one variant in your set stores none", "read after"),
     ],
-)
-def test_a_wrong_set_names_the_variant_and_hints_at_its_rule(
+)  # fmt: skip
+def test_a_wrong_set_says_how_it_is_wrong_and_where_to_look_without_the_answer(
     answer: object, says: str, hint: str
 ) -> None:
     feedback = check_in_flight(answer)
     assert not feedback.ok
     assert says in feedback.message
     assert hint in feedback.hint
+    given = {answer} if isinstance(answer, str) else set(answer)
+    shown = str(feedback).lower().replace("chandy-lamport", "cl")  # without the folded answer
+    for name in set(VARIANTS) - given:
+        short = "cl" if name == "chandy-lamport" else name
+        assert not re.search(rf"(?<![a-z-]){short}(?![a-z-])", shown), name
+    assert "chandy-lamport, unaligned" in feedback.answer
 
 
 def test_forgetting_the_back_edge_gets_the_cycle_hint() -> None:
     feedback = check_in_flight({"chandy-lamport", "unaligned"}, cyclic=True)
     assert not feedback.ok
-    assert "aligned, at-least-once record in-flight data too" in feedback.message
+    assert "2 variants that store records in flight are missing" in feedback.message
     assert "back edge" in feedback.hint
+    assert "aligned" not in str(feedback).replace("unaligned", "")
+    assert feedback.answer.startswith("chandy-lamport, aligned, unaligned, at-least-once")
 
 
 @pytest.mark.parametrize(
@@ -315,30 +400,44 @@ def test_an_answer_that_is_not_a_set_of_variants_is_explained(answer: object, sa
 
 
 @pytest.mark.parametrize("answer", [57_000_000, 57e6, 57_100_000])
-def test_the_smaller_clusters_buffer_is_accepted(answer: float) -> None:
+def test_the_initiators_figure_is_accepted(answer: float) -> None:
     feedback = check_node_buffer(answer)
     assert feedback.ok
-    assert "19 input channels × 6,000 records × 500 B" in feedback.message
-    assert TRY_IT.per_node_bytes == 57_000_000
+    assert feedback.message.startswith("Right, for the initiator: 19 input channels")
+    assert TRY_IT.initiator_bytes == 57_000_000
+
+
+@pytest.mark.parametrize("answer", [54_000_000, 54e6])
+def test_the_figure_of_a_node_that_records_on_its_first_marker_is_accepted(answer: float) -> None:
+    feedback = check_node_buffer(answer)
+    assert feedback.ok
+    assert "records on its first marker" in feedback.message
+    assert "18 input channels" in feedback.message
+    assert TRY_IT.other_node_bytes == 54_000_000
 
 
 @pytest.mark.parametrize(
-    ("answer", "hint"),
+    ("answer", "says", "hint"),
     [
-        (60_000_000, "no channel to itself"),
-        (1_140_000_000, "whole cluster"),
-        (3_000_000, "one channel"),
-        (114_000, "number of records"),
-        (19_000_000, "one second"),
-        (57, "megabytes"),
-        (0.057, "gigabytes"),
-        (12_345, "Multiply"),
+        (60_000_000, "counts 20 input channels", "no channel to itself"),
+        (1_083_000_000, "whole cluster", "only its own input channels"),
+        (1_140_000_000, "every channel of the cluster", "only its own input channels"),
+        (3_000_000, "one channel", "several input channels"),
+        (114_000, "number of records", "bytes"),
+        (19_000_000, "one second's worth", "How long"),
+        (57, "megabytes", "megabytes"),
+        (0.057, "gigabytes", "gigabytes"),
+        (12_345, "matches no step", "Multiply"),
     ],
 )
-def test_typical_slips_in_the_arithmetic_get_their_hint(answer: float, hint: str) -> None:
+def test_typical_slips_in_the_arithmetic_are_named_without_the_answer(
+    answer: float, says: str, hint: str
+) -> None:
     feedback = check_node_buffer(answer)
     assert not feedback.ok
-    assert hint in feedback.hint
+    assert says in feedback.message and hint in feedback.hint
+    assert "57,000,000" not in str(feedback) and "54,000,000" not in str(feedback)
+    assert "57,000,000" in feedback.answer and "54,000,000" in feedback.answer
 
 
 @pytest.mark.parametrize(
@@ -347,6 +446,7 @@ def test_typical_slips_in_the_arithmetic_get_their_hint(answer: float, hint: str
 def test_a_sizing_answer_must_be_a_number(answer: object, says: str) -> None:
     feedback = check_node_buffer(answer)
     assert not feedback.ok and says in feedback.message
+    assert not feedback.answer  # nothing to give away while there is no answer
 
 
 # -------------------------------------------------------------------- figures
@@ -358,6 +458,8 @@ def test_the_cost_figures_are_valid_plotly_with_a_panel_per_metric(dag: dict[str
     from snapshotlib.viz.costs import METRICS
 
     fig = costs_figure(list(dag.values()))
+    ours = costs_figure(list(dag.values()), FIGURE_METRICS)
+    assert [a.text for a in ours.layout.annotations] == [title for _, title in FIGURE_METRICS]
     go.Figure(fig.to_dict())  # validates every property
     assert len(fig.data) == len(METRICS)
     assert [a.text for a in fig.layout.annotations] == [title for _, title in METRICS]
@@ -369,3 +471,73 @@ def test_the_cost_figures_are_valid_plotly_with_a_panel_per_metric(dag: dict[str
     go.Figure(bp.to_dict())
     assert bp.data[0].x == ("unbounded", "1")
     assert len(bp.data) == 3 * len(VARIANTS)
+
+
+# ------------------------------------------------- the stored lessons, as read
+
+LESSONS = ("07a_barrier_snapshots", "07b_measuring_tradeoffs")
+
+#: per try-it (lesson, answer variable): texts that would give its answer away
+TELLTALES = {
+    ("07a_barrier_snapshots", "record_in_flight"): [
+        r"(?i)chandy.lamport,? and unaligned (checkpoints )?store",
+        r"chandy-lamport, unaligned store",
+        r"(?i)only chandy.lamport and unaligned",
+    ],
+    ("07a_barrier_snapshots", "record_in_flight_on_the_cycle"): [
+        r"(?i)every (one|variant) stores? (the records|records in flight|the back edge)",
+        r"(?i)all four (variants )?store",
+        r"chandy-lamport, aligned, unaligned, at-least-once store",
+    ],
+    ("07b_measuring_tradeoffs", "node_buffer_bytes"): [
+        r"57,000,000", r"57_000_000", r"\b57 MB", r"54,000,000", r"54_000_000", r"\b54 MB",
+    ],
+}  # fmt: skip
+
+
+def right_answers() -> dict[tuple[str, str], Feedback]:
+    return {
+        ("07a_barrier_snapshots", "record_in_flight"): check_in_flight(
+            {"chandy-lamport", "unaligned"}
+        ),
+        ("07a_barrier_snapshots", "record_in_flight_on_the_cycle"): check_in_flight(
+            EVERY, cyclic=True
+        ),
+        ("07b_measuring_tradeoffs", "node_buffer_bytes"): check_node_buffer(57_000_000),
+    }
+
+
+def test_every_try_it_has_a_right_answer_its_check_accepts() -> None:
+    found = [(name, v) for name in LESSONS for v in try_it_variables(load(name))]
+    assert found == list(TELLTALES) == list(right_answers())
+    assert all(feedback.ok for feedback in right_answers().values())
+
+
+@pytest.mark.parametrize(("name", "variable"), list(TELLTALES))
+def test_no_try_it_is_given_away_before_it_or_right_after_it(name: str, variable: str) -> None:
+    found = find_try_it(load(name), variable)
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, TELLTALES[(name, variable)]) == []
+
+
+def test_the_telltales_would_catch_the_answer_where_it_is_revealed() -> None:
+    for (name, variable), feedback in right_answers().items():
+        text = "\n".join(shown(c) for c in load(name)["cells"]) + "\n" + feedback.message
+        assert any(re.search(p, text) for p in TELLTALES[(name, variable)]), variable
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_each_part_states_its_goal_and_time_at_the_top(name: str) -> None:
+    goal, minutes = goal_and_minutes(load(name))
+    assert minutes <= 45
+    assert ("variants" in goal) if name.startswith("07a") else ("costs" in goal)
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_cell_prints_a_wall_of_text(name: str) -> None:
+    for cell in load(name)["cells"]:
+        for out in cell.get("outputs", []):
+            if out["output_type"] == "stream":
+                text = "".join(out["text"])
+                assert len(text) < 1200, text[:80]
+                assert max(map(len, text.splitlines()), default=0) <= 120, text[:80]

@@ -6,8 +6,11 @@ feedback of its try-its.
 from __future__ import annotations
 
 import copy
+import re
+from typing import Any
 
 import pytest
+from tryit_support import find_try_it, given_away, goal_and_minutes, load, try_it_variables
 
 from snapshotlib.checks import check_snapshot
 from snapshotlib.course.lesson_07 import DAG
@@ -18,8 +21,10 @@ from snapshotlib.course.lesson_08 import (
     crossings_text,
     events_text,
     outcome_diff,
+    read_positions,
     recovery_sweep,
     recovery_table,
+    registry_table,
     registry_text,
     restore_text,
 )
@@ -45,6 +50,11 @@ def test_a_checkpoint_is_completed_only_when_every_operator_has_finished() -> No
     assert statuses(job) == {"c1": COMPLETED, "c2": INITIATED}
     assert set(job.coordinator.entry("c2").nodes_completed) == {"S1", "S2", "C1", "C2"}
     assert "4/5" in registry_text(job).splitlines()[2]
+    table = registry_table(job)
+    assert table.row("c2")["operators done"] == "4/5"
+    assert table.row("c2")["stored"] == "-"  # counted only once complete
+    assert table.row("c1")["stored"] == "1,496 B (0 B in flight)"
+    assert "reason" not in table.columns  # nothing failed yet
 
 
 def test_a_time_to_live_fails_the_slow_checkpoints_and_discards_their_state() -> None:
@@ -167,7 +177,24 @@ def test_many_crashes_exactly_once_always_and_at_least_once_only_by_duplicates()
     assert alo.runs == alo.as_predicted == alo.only_duplicates == 45
     assert (alo.with_duplicates, alo.duplicates) == (31, 129)
     assert alo.same_output == alo.runs - alo.with_duplicates
-    assert recovery_table(list(rows.values())).splitlines()[0].split()[0] == "variant"
+    table = recovery_table(list(rows.values()))
+    assert table.column("variant") == list(rows)
+    assert table.row("at-least-once")["runs with duplicates"] == "31/45 (129 records)"
+    assert table.row("aligned")["same output"] == "45/45"
+
+
+def test_a_source_records_its_read_position_not_the_end_of_its_log() -> None:
+    job = StreamJob(DAG, "aligned", seed=0).run(max_steps=100)
+    job.crash("C1")
+    table = read_positions(job, "c2")
+    assert table.row("S1") == {
+        "source": "S1",
+        "read position recorded": "7",
+        "end of its log": "20",
+        "records skipped from the end": "13",
+    }
+    job.restore()
+    assert "S1 from record 7" in restore_text(job)  # the restore reads from the position
 
 
 # ------------------------------------------------------- try it: restore point
@@ -205,6 +232,8 @@ def test_a_wrong_restore_point_is_explained(
     assert not feedback.ok
     assert says in feedback.message
     assert hint in feedback.hint
+    assert "c3" not in feedback.message  # the hint may list the registry's ids, no more
+    assert feedback.answer.startswith("c3") or answer is ...
 
 
 def test_an_unfinished_checkpoint_is_not_a_restore_point() -> None:
@@ -251,7 +280,7 @@ def test_naming_the_crossings_of_the_restored_checkpoint_is_right(
         ({"S2#7", "S1#15"}, "1 more will be delivered twice", "every record"),
         (set(), "3 more", "every record"),
         (None, "No answer", "set()"),
-        (42, "not a set of record names", "S1#4"),
+        (42, "not a set of record names", "S1#0"),
     ],
 )
 def test_a_wrong_set_of_duplicates_is_explained(
@@ -261,6 +290,11 @@ def test_a_wrong_set_of_duplicates_is_explained(
     assert not feedback.ok
     assert says in feedback.message
     assert hint in feedback.hint
+    given = set() if not isinstance(answer, (set, list)) else set(answer)
+    for name in ANSWER - given:
+        assert name not in str(feedback)  # only in the folded answer
+    if answer is not None and answer != 42:
+        assert all(name in feedback.answer for name in ANSWER)
 
 
 def test_no_duplicates_when_the_restored_checkpoint_had_no_crossing() -> None:
@@ -276,3 +310,49 @@ def test_the_duplicates_check_agrees_with_a_real_crash(guess: StreamJob) -> None
     real.restore()
     real.run()
     assert {f"{s}#{i}" for s, i in real.outcome().duplicates} == ANSWER
+
+
+# ------------------------------------------------- the stored lesson, as read
+
+#: per try-it: texts that would give its answer away (c3; S2#7, S1#15, S1#18)
+TELLTALES = {
+    "restore_point": [r"restore uses c3", r"from checkpoint c3", r"c3 is the last COMPLETED"],
+    "twice": [r"S2#7 ×2", r"S1#15 ×2", r"S1#18 ×2", r"S2#7, S1#15", r"S1#15, S1#18, S2#7"],
+}
+
+
+@pytest.fixture(scope="module")
+def lesson() -> dict[str, Any]:
+    return load("08_failures_and_recovery")
+
+
+def test_the_lessons_try_its_are_the_two_checked_here(lesson: dict[str, Any]) -> None:
+    # restore_point starts as ``...``, because None is one of its possible answers
+    assert try_it_variables(lesson) == ["twice"]
+    assert (
+        find_try_it(lesson, "restore_point").answer_cell < find_try_it(lesson, "twice").answer_cell
+    )
+
+
+@pytest.mark.parametrize("variable", list(TELLTALES))
+def test_no_try_it_is_given_away_before_it_or_right_after_it(
+    lesson: dict[str, Any], variable: str
+) -> None:
+    found = find_try_it(lesson, variable)
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, TELLTALES[variable]) == []
+
+
+def test_the_telltales_would_catch_the_right_answers_feedback(guess: StreamJob) -> None:
+    job = ttl_job(140, seed=5)
+    job.crash("C2")
+    right = {"restore_point": check_restore_point("c3", job),
+             "twice": check_duplicates(ANSWER, guess)}  # fmt: skip
+    for variable, feedback in right.items():
+        assert feedback.ok
+        assert any(re.search(p, feedback.message) for p in TELLTALES[variable]), variable
+
+
+def test_the_lesson_states_its_goal_and_time_at_the_top(lesson: dict[str, Any]) -> None:
+    goal, minutes = goal_and_minutes(lesson)
+    assert "restore" in goal and minutes <= 45

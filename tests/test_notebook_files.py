@@ -1,17 +1,22 @@
-"""The lessons as files: all there, built the same way, stored small.
+"""The lessons as files: all there, built the same way, stored small; the reference pages
+(errata and glossary) beside them; and every link between them leading somewhere.
 
 That they run top to bottom and that their key results still hold is checked by nbval,
-which collects ``notebooks/*.ipynb`` (see ``[tool.pytest.ini_options]``).
+which collects ``notebooks/*.ipynb`` (see ``[tool.pytest.ini_options]``), reference
+pages included; ``tools/run_notebooks.py`` runs them all.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
 LESSONS = [
     "00_start_here",
     "01_global_state",
@@ -20,10 +25,16 @@ LESSONS = [
     "04_dijkstra_proof",
     "05_fifo_matters",
     "06_stable_predicates",
-    "07_barrier_snapshots",
+    "07a_barrier_snapshots",
+    "07b_measuring_tradeoffs",
     "08_failures_and_recovery",
     "09_cost_at_scale",
 ]
+#: pages every lesson may link to; not lessons (no number, no try-it)
+REFERENCE = ["errata", "glossary"]
+#: lessons whose summary links the glossary and the errata
+LINKED = ["05_fifo_matters", "07a_barrier_snapshots", "07b_measuring_tradeoffs",
+          "08_failures_and_recovery", "09_cost_at_scale"]  # fmt: skip
 MAX_BYTES = 400_000
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -36,12 +47,27 @@ def sources(nb: dict, kind: str) -> list[str]:  # type: ignore[type-arg]
     return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == kind]
 
 
-def test_every_lesson_is_there_and_nothing_else_is_numbered() -> None:
-    found = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    assert found == LESSONS
+def number(name: str) -> str:
+    """A lesson's number as its title shows it: ``07a`` for ``07a_barrier_snapshots``."""
+    return name.split("_", 1)[0]
 
 
-@pytest.mark.parametrize("name", LESSONS)
+def test_every_lesson_and_page_is_there_and_nothing_else() -> None:
+    found = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
+    assert found == sorted(LESSONS + REFERENCE)
+    assert all(re.fullmatch(r"\d\d[a-z]?", number(name)) for name in LESSONS)
+
+
+def test_the_notebook_runner_runs_every_lesson_and_page_in_order() -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import run_notebooks
+    finally:
+        sys.path.pop(0)
+    assert [p.stem for p in run_notebooks.notebooks(NOTEBOOKS)] == LESSONS + REFERENCE
+
+
+@pytest.mark.parametrize("name", LESSONS + REFERENCE)
 def test_a_lesson_is_stored_small_and_without_widget_state(name: str) -> None:
     path = NOTEBOOKS / f"{name}.ipynb"
     nb = load(name)
@@ -54,13 +80,13 @@ def test_a_lesson_is_stored_small_and_without_widget_state(name: str) -> None:
 @pytest.mark.parametrize("name", LESSONS)
 def test_a_lesson_has_a_numbered_title_a_try_it_and_a_summary(name: str) -> None:
     markdown = sources(load(name), "markdown")
-    assert markdown[0].startswith(f"# {name[:2]} · ")
+    assert markdown[0].startswith(f"# {number(name)} · ")
     headings = [line for text in markdown for line in text.splitlines() if line.startswith("## ")]
     assert any(h.startswith("## Try it") for h in headings) or name == "00_start_here"
     assert "## Summary" in headings
 
 
-@pytest.mark.parametrize("name", LESSONS)
+@pytest.mark.parametrize("name", LESSONS + REFERENCE)
 def test_a_lesson_was_run_top_to_bottom_before_it_was_stored(name: str) -> None:
     code = [c for c in load(name)["cells"] if c["cell_type"] == "code"]
     counts = [c["execution_count"] for c in code]
@@ -76,3 +102,106 @@ def test_a_lesson_checks_at_least_two_key_results_against_stored_output(name: st
     ]
     assert len(checked) >= 2
     assert all(c["outputs"] for c in checked)
+
+
+# ------------------------------------------------------------------- links
+
+#: [text](target) in markdown, the target not a web address
+LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+#: characters a URL fragment keeps as they are: JupyterLab compares the fragment as
+#: written with a heading's id (its text with spaces made "-") or a cell's id
+FRAGMENT_SAFE = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]+")
+
+
+def plain(heading: str) -> str:
+    """A heading's text as JupyterLab renders it: markup such as `code` and **bold** dropped."""
+    return re.sub(r"[`*]", "", heading).strip()
+
+
+def heading_ids(nb: dict) -> set[str]:  # type: ignore[type-arg]
+    """The ids JupyterLab gives the markdown headings of ``nb``: the heading's text with
+    its spaces made "-"."""
+    ids = set()
+    for text in sources(nb, "markdown"):
+        in_code = False
+        for line in text.splitlines():
+            if line.startswith("```"):
+                in_code = not in_code
+            found = None if in_code else re.match(r"#{1,6} (.+)$", line)
+            if found:
+                ids.add(plain(found.group(1)).replace(" ", "-"))
+    return ids
+
+
+def cell_heading(nb: dict, cell_id: str) -> str | None:  # type: ignore[type-arg]
+    """The heading that starts the markdown cell ``cell_id`` (``None``: no such cell, or
+    it does not start with a heading)."""
+    for cell in nb["cells"]:
+        if cell.get("id") == cell_id and cell["cell_type"] == "markdown":
+            first = "".join(cell["source"]).splitlines()[0]
+            found = re.match(r"#{1,6} (.+)$", first)
+            return plain(found.group(1)) if found else None
+    return None
+
+
+def local_links(name: str) -> list[tuple[str, str]]:
+    out = []
+    for text in sources(load(name), "markdown"):
+        for label, target in LINK.findall(text):
+            if not re.match(r"[a-z]+:", target):
+                out.append((label, target))
+    return out
+
+
+@pytest.mark.parametrize("name", LESSONS + REFERENCE)
+def test_every_link_between_notebooks_leads_to_a_notebook_and_a_section(name: str) -> None:
+    for label, target in local_links(name):
+        path, _, fragment = target.partition("#")
+        file = (NOTEBOOKS / path).resolve() if path else NOTEBOOKS / f"{name}.ipynb"
+        assert file.exists(), f"{name}: {label} -> {target}: no such file"
+        if not fragment:
+            continue
+        stem = file.stem
+        assert file.parent == NOTEBOOKS and stem in LESSONS + REFERENCE, f"{name}: {target}"
+        assert FRAGMENT_SAFE.fullmatch(fragment), f"{name}: {target}: not kept as written"
+        if fragment.startswith("cell-id="):
+            # JupyterLab scrolls to a cell by id even in a notebook it has just opened
+            heading = cell_heading(load(stem), fragment.removeprefix("cell-id="))
+            assert heading is not None, f"{name}: {target}: no cell that starts a section"
+            quoted = re.search(r'"(.+)"', label)
+            assert quoted is None or quoted.group(1) == heading, f"{name}: {label} -> {heading}"
+        else:
+            assert fragment in heading_ids(load(stem)), f"{name}: {target}: no such heading"
+
+
+@pytest.mark.parametrize("name", LINKED)
+def test_a_lessons_summary_links_the_glossary_and_the_errata(name: str) -> None:
+    text = "\n".join(sources(load(name), "markdown"))
+    summary = text.split("## Summary", 1)[1]
+    assert "(glossary.ipynb)" in summary and "(errata.ipynb)" in summary
+
+
+def test_every_erratum_names_the_lesson_file_and_links_the_section() -> None:
+    text = "\n".join(sources(load("errata"), "markdown"))
+    design = text.split("## The system-design lesson", 1)[1].split("\n## ", 1)[0]
+    entries = re.split(r"\n\d+\. ", design)[1:]
+    assert len(entries) >= 15
+    for entry in entries:
+        links = LINK.findall(entry)
+        assert links, entry[:60]
+        for label, target in links:
+            path = target.partition("#")[0]
+            assert f"`{path}`" in entry, f"the entry does not name {path}"
+            assert re.match(r'lesson \d\d[ab]?, "', label), label
+
+
+@pytest.mark.parametrize("name", LESSONS + REFERENCE)
+def test_no_internal_names_reach_a_learner(name: str) -> None:
+    nb = load(name)
+    shown = sources(nb, "markdown") + sources(nb, "code")
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            shown.append(json.dumps(out))
+    for text in shown:
+        for word in ("SEED_000", "SEED_TABLE", "seeds/", "production lesson", "course's Flink"):
+            assert word not in text, f"{name}: {word!r}"

@@ -6,6 +6,10 @@ marked ``# NBVAL_CHECK_OUTPUT``), so after changing a lesson or the engine run::
     make notebooks                 # every notebook under notebooks/
     python tools/run_notebooks.py notebooks/03_worked_example.ipynb
 
+Every notebook means the lessons (``00_start_here.ipynb`` .. ``09_cost_at_scale.ipynb``,
+lesson 07 in two parts, ``07a_`` and ``07b_``) and the course's reference pages
+(``errata.ipynb``, ``glossary.ipynb``): :func:`notebooks` lists them.
+
 Widget state is not stored (``store_widget_state=False``) and any left in the metadata
 is removed, which keeps the files small; the widgets come back when the notebook runs.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -37,15 +42,23 @@ def run(path: Path, timeout: int) -> None:
     nbformat.write(nb, path)
 
 
+def notebooks(folder: Path = ROOT / "notebooks") -> list[Path]:
+    """Every notebook of the course, lessons first (in the order of their numbers), then
+    the reference pages."""
+    return sorted(folder.glob("*.ipynb"), key=lambda p: (not p.name[:1].isdigit(), p.name))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--timeout", type=int, default=300, help="seconds per cell")
     args = parser.parse_args()
-    paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = args.notebooks or notebooks()
     for path in paths:
         print(f"running {path}", flush=True)
+        started = time.monotonic()
         run(path, args.timeout)
+        print(f"  {path.name}: run top to bottom in {time.monotonic() - started:.0f} s", flush=True)
     return 0
 
 

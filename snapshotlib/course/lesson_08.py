@@ -1,8 +1,9 @@
 """Lesson 08, failures and recovery: the checkpoint registry, crashes, restores, and
 exactly-once output (or not).
 
-The text views print the coordinator's registry (:func:`registry_text`), what a
-restore put back (:func:`restore_text`), the records that crossed a barrier under
+The views show the coordinator's registry (:func:`registry_table`), what a restore put
+back (:func:`restore_text`), each source's recorded read position against the end of
+its log (:func:`read_positions`), the records that crossed a barrier under
 at-least-once (:func:`crossings_text`), and how a run's output differs from the
 failure-free one (:func:`outcome_diff`). :func:`recovery_sweep` crashes every variant
 at many moments and compares each output with the failure-free run's.
@@ -12,10 +13,10 @@ to the end: the answer is what the engine does.
 
 >>> from snapshotlib.dataflow import StreamJob, word_count
 >>> job = StreamJob(word_count(records=8, keys=8), "aligned", seed=0).run(max_steps=50)
->>> print(registry_text(job))
-id  status       triggered  ended  duration     state  in flight nodes  reason
-c1  COMPLETED           15     39        24   1,496 B        0 B   5/5
-c2  INITIATED           39      -         -       0 B        0 B   3/5
+>>> print(registry_table(job))
+checkpoint  status     triggered at  ended at  duration  stored                   operators done
+c1          COMPLETED            15        39        24  1,496 B (0 B in flight)             5/5
+c2          INITIATED            39         -         -  -                                   3/5
 >>> job.crash("C1")
 ['c2']
 >>> print(check_restore_point("c1", job))
@@ -31,8 +32,10 @@ from typing import Any
 
 from ..dataflow import COMPLETED, FAILED, INITIATED, VARIANTS, Dataflow, Outcome, StreamJob
 from ..trace import APP
-from .feedback import Feedback
-from .lesson_07 import DAG, _record_name, _state_text
+from .dataflow_text import record_name, state_text
+from .feedback import Feedback, no_answer_yet
+from .lesson_07 import DAG
+from .tables import Table
 
 __all__ = [
     "Diff",
@@ -43,9 +46,12 @@ __all__ = [
     "crossings_text",
     "events_text",
     "outcome_diff",
+    "read_positions",
     "recovery_sweep",
     "recovery_table",
+    "registry_table",
     "registry_text",
+    "restore_table",
     "restore_text",
 ]
 
@@ -53,25 +59,59 @@ __all__ = [
 # --------------------------------------------------------------- the registry
 
 
-def registry_text(job: StreamJob) -> str:
+def registry_table(job: StreamJob) -> Table:
     """The coordinator's registry, one row per checkpoint: status, when it was
-    triggered and ended (steps), its duration and sizes, how many operators finished
-    their part, and why it failed."""
-    rows = job.coordinator.rows()
+    triggered and ended (steps), its duration, what it stored (operator state and
+    records in flight, counted once it is complete), how many operators finished their
+    part, and why it failed."""
     n = len(job.network.processes)
-    lines = [
-        f"{'id':<4}{'status':<10}{'triggered':>12}{'ended':>7}{'duration':>10}"
-        f"{'state':>10}{'in flight':>11}{'nodes':>6}  reason"
-    ]
-    for r in rows:
-        ended = "-" if r["ended_at"] is None else str(r["ended_at"])
-        duration = "-" if r["duration"] is None else str(r["duration"])
-        lines.append(
-            f"{r['snapshot_id']:<4}{r['status']:<10}{r['triggered_at']:>12}{ended:>7}"
-            f"{duration:>10}{r['state_bytes']:>8,} B{r['inflight_bytes']:>9,} B"
-            f"{r['nodes_completed']:>4}/{n}  {r['reason']}".rstrip()
+    rows = []
+    failed = False
+    for r in job.coordinator.rows():
+        done = r["status"] == "COMPLETED"
+        failed |= bool(r["reason"])
+        rows.append(
+            [
+                r["snapshot_id"],
+                r["status"],
+                str(r["triggered_at"]),
+                "-" if r["ended_at"] is None else str(r["ended_at"]),
+                "-" if r["duration"] is None else str(r["duration"]),
+                f"{r['total_size_bytes']:,} B ({r['inflight_bytes']:,} B in flight)"
+                if done
+                else "-",
+                f"{r['nodes_completed']}/{n}",
+                r["reason"],
+            ]
         )
-    return "\n".join(lines)
+    columns = ["checkpoint", "status", "triggered at", "ended at", "duration", "stored",
+               "operators done", "reason"]  # fmt: skip
+    if not failed:
+        columns.pop()
+        rows = [row[:-1] for row in rows]
+    return Table(columns, rows)
+
+
+def registry_text(job: StreamJob) -> str:
+    """:func:`registry_table` as plain text."""
+    return str(registry_table(job))
+
+
+def read_positions(job: StreamJob, checkpoint: str) -> Table:
+    """Each source's read position as ``checkpoint`` recorded it, against the end of its
+    log (the offset up to which records are written: a Kafka partition's high-water
+    mark), and what a restore from the end of the log would never read."""
+    snap = job.coordinator.entry(checkpoint).snapshot
+    rows = []
+    for s in job.flow.sources:
+        position = int(snap.processes[s].state)
+        end = len(job.app.log[s])
+        rows.append((s, str(position), str(end), str(end - position)))
+    return Table(
+        ("source", "read position recorded", "end of its log", "records skipped from the end"),
+        rows,
+        notes=(f"{checkpoint}; a position is the offset of the next record to read.",),
+    )
 
 
 def events_text(job: StreamJob, since: int = 0) -> str:
@@ -93,14 +133,14 @@ def restore_text(job: StreamJob) -> str:
     sim = job.sim
     states = []
     for p in job.network.processes:
-        states.append(f"{p}: {_state_text(job, p, sim.states[p])}")
+        states.append(f"{p}: {state_text(job, p, sim.states[p])}")
     lines.append("  states: " + "; ".join(states))
     messages = sim.trace.messages
     put_back = []
     for c, queue in enumerate(sim.queues):
         replayed = [m for m in queue if messages[m].kind == APP and messages[m].label == "replay"]
         if replayed:
-            names = ", ".join(_record_name(messages[m].payload) for m in replayed)
+            names = ", ".join(record_name(messages[m].payload) for m in replayed)
             put_back.append(f"{job.network.channels[c]}: {names}")
     lines.append("  put back on the channels: " + ("; ".join(put_back) or "nothing"))
     offsets = [
@@ -111,6 +151,34 @@ def restore_text(job: StreamJob) -> str:
         names = ", ".join(f"{s}#{i}" for s, i in info["predicted_duplicates"])
         lines.append(f"  records that crossed a barrier of {info['from']}: {names}")
     return "\n".join(lines)
+
+
+def restore_table(job: StreamJob) -> Table:
+    """:func:`restore_text` as a table: where the restore came from, each operator's
+    restored state, what was put back on each channel, where the sources read again."""
+    if not job.restores:
+        return Table(("part", "after the restore"), [], notes=("no restore yet",))
+    info = job.restores[-1]
+    sim = job.sim
+    rows = [(p, state_text(job, p, sim.states[p])) for p in job.network.processes]
+    messages = sim.trace.messages
+    for c, queue in enumerate(sim.queues):
+        replayed = [m for m in queue if messages[m].kind == APP and messages[m].label == "replay"]
+        if replayed:
+            names = ", ".join(record_name(messages[m].payload) for m in replayed)
+            rows.append((f"{job.network.channels[c]} (put back)", names))
+    if not any(part.endswith("(put back)") for part, _ in rows):
+        rows.append(("channels", "nothing put back"))
+    notes = [
+        f"restored at step {info['step']} from "
+        + (f"checkpoint {info['from']}" if info["from"] else "the start (no checkpoint COMPLETED)")
+        + "; sources read again from "
+        + ", ".join(f"{s} record {sim.states[s]}" for s in job.flow.sources)
+    ]
+    if info["predicted_duplicates"]:
+        names = ", ".join(f"{s}#{i}" for s, i in info["predicted_duplicates"])
+        notes.append(f"records that crossed a barrier of {info['from']}: {names}")
+    return Table(("part", "after the restore"), rows, notes=notes)
 
 
 # -------------------------------------------------------------- the outcome
@@ -178,7 +246,7 @@ def crossings(job: StreamJob) -> dict[str, list[tuple[str, str, str]]]:
         if entry.status != FAILED:  # a FAILED checkpoint's records were discarded
             out[cid] = [
                 (
-                    _record_name(messages[m].payload),
+                    record_name(messages[m].payload),
                     job.network.channels[messages[m].channel].dst,
                     str(job.network.channels[messages[m].channel]),
                 )
@@ -265,18 +333,18 @@ def recovery_sweep(
     return out
 
 
-def recovery_table(rows: Sequence[Recovery]) -> str:
-    """:func:`recovery_sweep` as a table."""
-    lines = [
-        f"{'variant':<15}{'runs':>6}{'from a checkpoint':>19}{'same output':>13}"
-        f"{'with duplicates':>17}{'duplicates':>12}{'= crossed':>11}{'only extra':>12}"
-    ]
-    for r in rows:
-        lines.append(
-            f"{r.variant:<15}{r.runs:>6}{r.from_checkpoint:>19}{r.same_output:>13}"
-            f"{r.with_duplicates:>17}{r.duplicates:>12}{r.as_predicted:>11}{r.only_duplicates:>12}"
-        )
-    return "\n".join(lines)
+def recovery_table(rows: Sequence[Recovery]) -> Table:
+    """:func:`recovery_sweep` as a table, one row per variant."""
+    return Table(
+        ("variant", "restored from a checkpoint", "same output", "runs with duplicates",
+         "duplicates = crossings", "only extra deliveries"),
+        [
+            (r.variant, f"{r.from_checkpoint}/{r.runs}", f"{r.same_output}/{r.runs}",
+             f"{r.with_duplicates}/{r.runs} ({r.duplicates} records)",
+             f"{r.as_predicted}/{r.runs}", f"{r.only_duplicates}/{r.runs}")
+            for r in rows
+        ],
+    )  # fmt: skip
 
 
 # -------------------------------------------------------------- the try-its
@@ -289,12 +357,16 @@ def check_restore_point(answer: Any, job: StreamJob) -> Feedback:
     expected = entry.id if entry is not None else None
     known = job.coordinator.entries
     if answer is Ellipsis:
-        return Feedback(
-            False,
-            "No answer yet.",
-            "Answer with a checkpoint id such as 'c2', "
-            "or None if the job must start again from the beginning.",
+        return no_answer_yet(
+            hint="Answer with a checkpoint id such as 'c2', "
+            "or None if the job must start again from the beginning."
         )
+    reveal = (
+        f"{expected}: the last COMPLETED checkpoint. A FAILED or unfinished one has no state "
+        "to restore, and an earlier COMPLETED one would replay more."
+        if expected is not None
+        else "None: no checkpoint is COMPLETED, so the job starts again from the beginning."
+    )
     if answer == expected:
         if expected is None:
             return Feedback(
@@ -310,12 +382,14 @@ def check_restore_point(answer: Any, job: StreamJob) -> Feedback:
             False,
             "None is not it: there is a COMPLETED checkpoint.",
             "Look for the last row whose status is COMPLETED.",
+            answer=reveal,
         )
     if not isinstance(answer, str) or answer not in known:
         return Feedback(
             False,
             f"{answer!r} is not a checkpoint of this job.",
             f"The registry lists {', '.join(known)}.",
+            answer=reveal,
         )
     status = known[answer].status
     if status == FAILED:
@@ -323,6 +397,7 @@ def check_restore_point(answer: Any, job: StreamJob) -> Feedback:
             False,
             f"{answer} is FAILED ({known[answer].reason}).",
             "A FAILED checkpoint's partial state was discarded: it cannot be restored.",
+            answer=reveal,
         )
     if status == INITIATED:
         return Feedback(
@@ -330,12 +405,14 @@ def check_restore_point(answer: Any, job: StreamJob) -> Feedback:
             f"{answer} is still INITIATED.",
             "Only a checkpoint that every operator finished can be restored; and a "
             "crash fails every unfinished one.",
+            answer=reveal,
         )
     assert status == COMPLETED and expected is not None
     return Feedback(
         False,
         f"{answer} is COMPLETED, but not the last one.",
         "A later checkpoint completed too; restoring it replays less.",
+        answer=reveal,
     )
 
 
@@ -362,15 +439,13 @@ def check_duplicates(answer: Any, job: StreamJob, crash: str = "C1") -> Feedback
     records reach the sink twice? ``answer``: record names such as ``{"S1#4"}`` (or
     ``set()`` for none). The job itself is left as it is: a copy is crashed."""
     if answer is None or answer is Ellipsis:
-        return Feedback(
-            False, "No answer yet.", "Name the records, e.g. {'S1#4', 'S2#7'}, or set() for none."
-        )
+        return no_answer_yet(hint="Name the records, e.g. {'S1#0', 'S2#1'}, or set() for none.")
     names = _origins(answer)
     if names is None:
         return Feedback(
             False,
             f"{answer!r} is not a set of record names.",
-            "Write a set of names such as {'S1#4', 'S2#7'}.",
+            "Write a set of names such as {'S1#0', 'S2#1'}.",
         )
     trial = copy.deepcopy(job)
     trial.crash(crash)
@@ -390,6 +465,12 @@ def check_duplicates(answer: Any, job: StreamJob, crash: str = "C1") -> Feedback
             f"{', '.join(sorted(expected))} crossed its barriers: each is in "
             f"{restored}'s state and is read again.",
         )
+    reveal = (
+        f"The restore uses {restored}, the last COMPLETED checkpoint. The records that "
+        f"crossed its barriers are in its operators' state and are read again: "
+        f"{', '.join(sorted(expected)) or 'none'}. Crossings of other checkpoints do not "
+        "come back."
+    )
     crossed = crossings(job)
     others = {r for cid, found in crossed.items() if cid != restored for r, _, _ in found}
     wrong = names - expected
@@ -399,16 +480,19 @@ def check_duplicates(answer: Any, job: StreamJob, crash: str = "C1") -> Feedback
             f"{', '.join(sorted(wrong))} crossed a barrier, but not one of "
             "the checkpoint the restore uses.",
             "Which checkpoint does a restore use? Only its crossings come back.",
+            answer=reveal,
         )
     if wrong:
         return Feedback(
             False,
             f"{', '.join(sorted(wrong))} will not be delivered twice.",
             "A record is duplicated when it crossed a barrier of the checkpoint the restore uses.",
+            answer=reveal,
         )
     missing = expected - names
     return Feedback(
         False,
         f"Not all of them: {len(missing)} more will be delivered twice.",
         "Look again at every record that crossed a barrier of the checkpoint the restore uses.",
+        answer=reveal,
     )

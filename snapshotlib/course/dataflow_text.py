@@ -1,0 +1,335 @@
+"""Streaming jobs told in words: what happens at one operator during one checkpoint
+(:func:`story`), what a completed checkpoint recorded (:func:`recorded_text`), and a
+job's graph (:func:`flow_text`). Lessons 07a, 07b and 08 print these.
+
+>>> from snapshotlib.dataflow import StreamJob, word_count
+>>> job = StreamJob(word_count(records=6), "aligned", seed=1, interval=5)
+>>> print(story(job, "C1", "c1").splitlines()[0])
+step 13: the barrier of c1 arrives on S1->C1: C1 blocks S1->C1 and waits for the barrier on S2->C1
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..algorithms.barriers import UnalignedBarriers, back_edges
+from ..dataflow import Dataflow, Record, StreamJob
+from ..dataflow.coordinator import COMPLETED
+from ..trace import APP, CONTROL, RECEIVE
+from .tables import Table
+
+__all__ = [
+    "flow_text",
+    "record_name",
+    "recorded_table",
+    "recorded_text",
+    "state_text",
+    "story",
+    "story_table",
+]
+
+
+def _name(job: StreamJob, channel: int) -> str:
+    return str(job.network.channels[channel])
+
+
+def _names(job: StreamJob, channels: Iterable[int]) -> str:
+    return ", ".join(_name(job, c) for c in sorted(channels))
+
+
+def record_name(payload: Any) -> str:
+    """A record's name: its source and offset, ``S1#4``."""
+    if isinstance(payload, Record):
+        return f"{payload.origin[0]}#{payload.origin[1]}"
+    return str(payload)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def state_text(job: StreamJob, process: str, state: Any) -> str:
+    """An operator's state in words: a source's offset, a count's counts, a sink's size."""
+    kind = job.app.kind[process]
+    if kind == "source":
+        return f"offset {state}"
+    if kind == "count":
+        return str(dict(state))
+    if kind == "sink":
+        return _plural(len(state), "record")
+    return "no state"
+
+
+def flow_text(flow: Dataflow) -> str:
+    """The operators of ``flow``, its channels and its back edges, in words.
+
+    >>> from snapshotlib.dataflow import word_count
+    >>> print(flow_text(word_count(records=3)))
+    S1 (source, 3 records), S2 (source, 3 records), C1 (count), C2 (count), K (sink)
+    6 channels: S1->C1, S1->C2, S2->C1, S2->C2, C1->K, C2->K
+    no cycle
+    """
+    ops = []
+    for op in flow.operators:
+        extra = f", {_plural(len(op.records), 'record')}" if op.kind == "source" else ""
+        ops.append(f"{op.name} ({op.kind}{extra})")
+    net = flow.network()
+    back = back_edges(net)
+    return "\n".join(
+        [
+            ", ".join(ops),
+            f"{len(net.channels)} channels: {', '.join(str(c) for c in net.channels)}",
+            f"back edges: {', '.join(str(net.channels[c]) for c in sorted(back))}"
+            if back
+            else "no cycle",
+        ]
+    )
+
+
+def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 5000) -> str:
+    """Step ``job`` until ``process`` has finished its part of ``checkpoint``, telling
+    what happens at ``process`` from the moment the first barrier (or marker) of that
+    checkpoint reaches it: blocked and unblocked inputs, records read (and whether they
+    are recorded in flight, or cross the barrier), records that wait behind a barrier,
+    the moment the state is recorded. The job is left where the story ends.
+    """
+    sim = job.sim
+    trace = sim.trace
+    word = "marker" if job.variant == "chandy-lamport" else "barrier"
+    inputs = set(sim.input_channels(process))
+    outputs = sim.output_channels(process)
+    lines: list[str] = []
+    started = False
+    arrived: set[int] = set()
+    after = 0  # records read after the snapshot on inputs already closed
+
+    def record() -> Any:
+        return sim.algorithm.records.get(checkpoint)
+
+    for _ in range(max_steps):
+        rec = record()
+        if started and rec is not None and process in rec.red_from and inputs <= rec.closed:
+            break
+        was_recorded = rec is not None and process in rec.red_from
+        blocked_before = set(sim.blocked) & inputs
+        actions, messages = len(trace.actions), len(trace.messages)
+        if job.step() is None:
+            lines.append(f"the job has finished; {process} never completed {checkpoint}")
+            break
+        rec = record()
+        for i in range(actions, len(trace.actions)):
+            a = trace.actions[i]
+            if a.process != process:
+                continue
+            msg = trace.messages[a.message] if a.message >= 0 else None
+            if a.kind == CONTROL and msg is not None and msg.tag == checkpoint:
+                started = True
+                arrived.add(a.channel)
+                lines.append(
+                    f"step {job.steps}: the {word} of {checkpoint} arrives on "
+                    f"{_name(job, a.channel)}: "
+                    + _on_barrier(job, process, checkpoint, a.channel, was_recorded, arrived,
+                                  blocked_before, outputs)
+                )  # fmt: skip
+            elif a.kind == RECEIVE and started and msg is not None:
+                meaning = _on_read(job, process, rec, a.channel, a.message, arrived)
+                if meaning is None:
+                    after += 1
+                    continue
+                lines.append(
+                    f"step {job.steps}: {process} reads {record_name(msg.payload)} from "
+                    f"{_name(job, a.channel)}{meaning}"
+                )
+        if started:
+            for m in range(messages, len(trace.messages)):
+                msg = trace.messages[m]
+                if msg.kind == APP and msg.channel in sim.blocked & inputs:
+                    waiting = _waiting(job, msg.channel)
+                    lines.append(
+                        f"step {job.steps}: {record_name(msg.payload)} is sent on "
+                        f"{_name(job, msg.channel)}, which is blocked: it waits there "
+                        f"({waiting} waiting)"
+                    )
+    rec = record()
+    if rec is not None and process in rec.red_from and inputs <= rec.closed:
+        in_flight = {c: rec.channels.get(c, []) for c in sorted(inputs)}
+        held = [f"{_name(job, c)}: {_records(job, ms)}" for c, ms in in_flight.items() if ms]
+        lines.append(
+            f"{process}'s part of {checkpoint} is complete: state "
+            f"{state_text(job, process, rec.states[process])}; in flight on its inputs: "
+            + ("; ".join(held) if held else "nothing")
+        )
+        if after:
+            lines.append(
+                f"(meanwhile {process} went on working: {_plural(after, 'record')} read after "
+                "its snapshot on inputs already closed, for the next checkpoint)"
+            )
+    return "\n".join(lines)
+
+
+def _waiting(job: StreamJob, channel: int) -> int:
+    messages = job.sim.trace.messages
+    return sum(1 for m in job.sim.queues[channel] if messages[m].kind == APP)
+
+
+def _records(job: StreamJob, ids: Iterable[int]) -> str:
+    messages = job.sim.trace.messages
+    return ", ".join(record_name(messages[m].payload) for m in ids) or "nothing"
+
+
+def _on_barrier(
+    job: StreamJob,
+    process: str,
+    checkpoint: str,
+    channel: int,
+    was_recorded: bool,
+    arrived: set[int],
+    blocked_before: set[int],
+    outputs: Sequence[int],
+) -> str:
+    sim = job.sim
+    inputs = sim.input_channels(process)
+    rec = sim.algorithm.records.get(checkpoint)
+    recorded = rec is not None and process in rec.red_from
+    parts: list[str] = []
+    newly_blocked = (sim.blocked & set(inputs)) - blocked_before
+    if newly_blocked:
+        missing = [c for c in inputs if c not in arrived and c not in _back(job)]
+        parts.append(
+            f"{process} blocks {_names(job, newly_blocked)}"
+            + (f" and waits for the barrier on {_names(job, missing)}" if missing else "")
+        )
+    if recorded and not was_recorded:
+        assert rec is not None
+        text = (
+            f"{process} records its state ({state_text(job, process, rec.states[process])})"
+            + (f" and sends the {'marker' if job.variant == 'chandy-lamport' else 'barrier'}"
+               f" on {_names(job, outputs)}" if outputs else "")
+        )  # fmt: skip
+        algo = sim.algorithm
+        if isinstance(algo, UnalignedBarriers):
+            overtaken = {c: algo.overtaken.get((checkpoint, c), []) for c in outputs}
+            taken = [f"{_name(job, c)}: {_records(job, ms)}" for c, ms in overtaken.items() if ms]
+            if taken:
+                text += f"; the barrier overtakes what waits on {'; '.join(taken)} (recorded)"
+        logging = [c for c in inputs if c not in rec.closed]
+        if logging:
+            text += f"; it records what arrives on {_names(job, logging)} until its {'marker' if job.variant == 'chandy-lamport' else 'barrier'} comes"  # noqa: E501
+        parts.append(text)
+    elif was_recorded:
+        assert rec is not None
+        msgs = rec.channels.get(channel, [])
+        parts.append(
+            f"{process} stops recording it: {_plural(len(msgs), 'record')} in flight"
+            + (f" ({_records(job, msgs)})" if msgs else "")
+        )
+    released = blocked_before - sim.blocked
+    if released:
+        waited = sum(_waiting(job, c) for c in released)
+        parts.append(f"unblocks {_names(job, released)} ({_plural(waited, 'record')} waited)")
+    if not parts:
+        if job.variant == "at-least-once" and not recorded:
+            missing = [c for c in inputs if c not in arrived and c not in _back(job)]
+            parts.append(
+                f"{process} keeps reading it (no alignment) and waits for the barrier on "
+                f"{_names(job, missing)}"
+            )
+        else:
+            parts.append("nothing to do")
+    return "; ".join(parts)
+
+
+def _back(job: StreamJob) -> frozenset[int]:
+    return frozenset(getattr(job.sim.algorithm, "back", frozenset()))
+
+
+def _on_read(
+    job: StreamJob, process: str, rec: Any, channel: int, message: int, arrived: set[int]
+) -> str | None:
+    """What reading ``message`` means for the checkpoint; ``None``: nothing (a read
+    after the snapshot on an input already closed)."""
+    word = "marker" if job.variant == "chandy-lamport" else "barrier"
+    recorded = rec is not None and process in rec.red_from
+    if recorded and message in rec.channels.get(channel, []):
+        return f": recorded in flight (sent before the {word}, read after the snapshot)"
+    if job.variant == "at-least-once" and not recorded and channel in arrived:
+        return (
+            f": after the barrier on {_name(job, channel)}, before {process}'s snapshot: "
+            "it crosses the barrier (counted in the snapshot, and read again on a restore)"
+        )
+    if recorded:
+        return None
+    return ""
+
+
+def recorded_text(job: StreamJob, checkpoint: str) -> str:
+    """What a checkpoint recorded: each operator's state, the records in flight on each
+    channel that has any, and the sizes the registry reports."""
+    entry = job.coordinator.entry(checkpoint)
+    if entry.status != COMPLETED:
+        return f"{checkpoint} is {entry.status}: nothing to restore from"
+    snap = entry.snapshot
+    lines = [
+        f"{checkpoint} ({job.variant}): triggered at step {entry.triggered_at}, "
+        f"completed at step {entry.ended_at}"
+    ]
+    states = [f"{p}: {state_text(job, p, r.state)}" for p, r in snap.processes.items()]
+    lines.append("  states: " + "; ".join(states))
+    in_flight = [
+        f"{name}: {', '.join(record_name(m.payload) for m in msgs)}"
+        for name, msgs in snap.channels.items()
+        if msgs
+    ]
+    lines.append("  in flight: " + ("; ".join(in_flight) if in_flight else "nothing"))
+    lines.append(
+        f"  size: {entry.state_bytes:,} B of operator state + {entry.inflight_bytes:,} B "
+        f"in flight = {entry.size_bytes:,} B"
+    )
+    return "\n".join(lines)
+
+
+def story_table(text: str) -> Table:
+    """A :func:`story` as a table: one row per step, what happened at the operator; the
+    lines that close the story go under it.
+
+    >>> print(story_table("step 3: C1 reads S1#0\\nC1's part of c1 is complete"))
+    step  at the operator
+    3     C1 reads S1#0
+    <BLANKLINE>
+    C1's part of c1 is complete
+    """
+    rows, notes = [], []
+    for line in text.splitlines():
+        found = re.match(r"step (\d+): (.*)$", line)
+        if found:
+            rows.append((found.group(1), found.group(2)))
+        elif line:
+            notes.append(line)
+    return Table(("step", "at the operator"), rows, notes=notes)
+
+
+def recorded_table(job: StreamJob, checkpoint: str) -> Table:
+    """:func:`recorded_text` as a table: a row per operator state, a row per channel
+    with records in flight, and the sizes."""
+    entry = job.coordinator.entry(checkpoint)
+    if entry.status != COMPLETED:
+        return Table(("part", "recorded"), [], notes=(recorded_text(job, checkpoint),))
+    snap = entry.snapshot
+    rows = [(p, state_text(job, p, r.state)) for p, r in snap.processes.items()]
+    flight = [
+        (f"{name} (in flight)", ", ".join(record_name(m.payload) for m in msgs))
+        for name, msgs in snap.channels.items()
+        if msgs
+    ]
+    rows += flight or [("channels", "nothing in flight")]
+    return Table(
+        ("part", "recorded"),
+        rows,
+        notes=(
+            f"{checkpoint} ({job.variant}): triggered at step {entry.triggered_at}, completed "
+            f"at step {entry.ended_at}; {entry.state_bytes:,} B of operator state + "
+            f"{entry.inflight_bytes:,} B in flight = {entry.size_bytes:,} B",
+        ),
+    )
