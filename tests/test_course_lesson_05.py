@@ -174,3 +174,25 @@ def test_the_lesson_states_its_goal_and_time_at_the_top():
 
     goal, minutes = goal_and_minutes(load("05_fifo_matters"))
     assert "reorder" in goal and minutes <= 45
+
+
+def test_the_checks_table_gives_each_verdict_and_the_diagnosis_of_a_break():
+    from snapshotlib.course.lesson_05 import checks_table
+
+    sim = run_scenario(load_scenario(SCENARIOS / "05-marker-overtakes-message.json"))
+    table = checks_table(sim, "s1")
+    assert table.column("check") == ["cut", "Dijkstra", "tokens", "diagnosis"]
+    assert table.row("diagnosis")["verdict"].startswith("a white message missed:")
+    assert table.row("Dijkstra")["verdict"].startswith("0 inversion(s)")  # the colours hold
+    right = checks_table(run_scenario(load_scenario(SCENARIOS / "worked-example.json")))
+    assert right.column("check") == ["cut", "Dijkstra"]  # events app: no tokens, no break
+
+
+def test_the_commentary_becomes_one_row_per_step():
+    from snapshotlib.course.lesson_05 import steps_table
+
+    sim = run_scenario(load_scenario(SCENARIOS / "non-fifo-breaks.json"))
+    lines = narrate(sim)
+    table = steps_table(lines)
+    assert table.column("step") == [str(k) for k in range(1, len(lines) + 1)]
+    assert table.rows[0][1].startswith("P1 starts snapshot s1")

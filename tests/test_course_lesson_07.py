@@ -531,13 +531,3 @@ def test_each_part_states_its_goal_and_time_at_the_top(name: str) -> None:
     goal, minutes = goal_and_minutes(load(name))
     assert minutes <= 45
     assert ("variants" in goal) if name.startswith("07a") else ("costs" in goal)
-
-
-@pytest.mark.parametrize("name", LESSONS)
-def test_no_cell_prints_a_wall_of_text(name: str) -> None:
-    for cell in load(name)["cells"]:
-        for out in cell.get("outputs", []):
-            if out["output_type"] == "stream":
-                text = "".join(out["text"])
-                assert len(text) < 1200, text[:80]
-                assert max(map(len, text.splitlines()), default=0) <= 120, text[:80]

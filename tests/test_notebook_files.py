@@ -205,3 +205,15 @@ def test_no_internal_names_reach_a_learner(name: str) -> None:
     for text in shown:
         for word in ("SEED_000", "SEED_TABLE", "seeds/", "production lesson", "course's Flink"):
             assert word not in text, f"{name}: {word!r}"
+
+
+@pytest.mark.parametrize("name", LINKED)
+def test_no_cell_prints_a_wall_of_text(name: str) -> None:
+    """Long results are tables or figures, which wrap on a projector; printed text stays
+    short, in lines that fit."""
+    for cell in load(name)["cells"]:
+        for out in cell.get("outputs", []):
+            if out["output_type"] == "stream" and out["name"] == "stdout":
+                text = "".join(out["text"])
+                assert len(text) <= 1200, f"{name}: {text[:80]!r}"
+                assert max(map(len, text.splitlines()), default=0) <= 132, f"{name}: {text[:80]!r}"

@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from ..schedulers import FifoOrder, Scripted, make_scheduler
 from ..simulator import ActionError, Simulator
 from ..workloads import actions_of, random_execution
 from .feedback import Feedback, is_blank, no_answer_yet
+from .tables import Table
 
 RED_IN_WHITE = "a red message accepted in a white action"
 RED_RECORDED = "a red message recorded in transit"
@@ -143,6 +145,41 @@ def narrate(sim: Simulator, snapshot_id: str = "s1") -> list[str]:
         replay.step(action)
         lines.append(describe_step(replay, snapshot_id))
     return lines
+
+
+def steps_table(lines: Iterable[str]) -> Table:
+    """Commentary lines such as ``"[3] P1 sends ..."`` (from :func:`narrate` or lesson
+    03's ``describe_step``) as a table: one row per step.
+
+    >>> print(steps_table(["[1] P1 starts snapshot s1", "[2] P1 sends late"]))
+    step  what happens
+    1     P1 starts snapshot s1
+    2     P1 sends late
+    """
+    rows = []
+    for line in lines:
+        found = re.match(r"\[(\d+)\] (.*)$", line, re.S)
+        rows.append((found.group(1), found.group(2)) if found else ("", line))
+    return Table(("step", "what happens"), rows)
+
+
+def checks_table(sim: Simulator, snapshot_id: str = "s1") -> Table:
+    """The engine's verdicts on a snapshot, one row each: the cut check, Dijkstra's
+    argument, token conservation (for the ``tokens`` application) and, when the snapshot
+    is wrong, :func:`diagnose`'s account of what broke it."""
+    from ..checks import check_commutation
+    from ..checks.predicates import conservation
+
+    rows = [
+        ("cut", check_snapshot(sim, snapshot_id).reason),
+        ("Dijkstra", check_commutation(sim, snapshot_id).reason),
+    ]
+    if sim.app.name == "tokens":
+        rows.append(("tokens", conservation(sim, snapshot_id).reason))
+    broken = diagnose(sim, snapshot_id)
+    if broken is not None:
+        rows.append(("diagnosis", str(broken)))
+    return Table(("check", "verdict"), rows)
 
 
 # ------------------------------------------------------------------- surveys
@@ -342,8 +379,10 @@ __all__ = [
     "RED_RECORDED",
     "Break",
     "check_breaking_run",
+    "checks_table",
     "diagnose",
     "narrate",
     "run_with",
+    "steps_table",
     "tally",
 ]
