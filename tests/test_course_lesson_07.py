@@ -151,7 +151,7 @@ def test_a_checkpoint_not_completed_has_nothing_to_show() -> None:
 # -------------------------------------------------- the measured table's claims
 
 
-def test_only_chandy_lamport_and_unaligned_record_in_flight_bytes_on_the_dag(
+def test_only_chandy_lamport_and_unaligned_store_in_flight_bytes_on_the_dag(
     dag: dict[str, Costs],
 ) -> None:
     assert dag["aligned"].inflight_bytes == 0
@@ -479,12 +479,12 @@ LESSONS = ("07a_barrier_snapshots", "07b_measuring_tradeoffs")
 
 #: per try-it (lesson, answer variable): texts that would give its answer away
 TELLTALES = {
-    ("07a_barrier_snapshots", "record_in_flight"): [
+    ("07a_barrier_snapshots", "stores_in_flight"): [
         r"(?i)chandy.lamport,? and unaligned (checkpoints )?store",
         r"chandy-lamport, unaligned store",
         r"(?i)only chandy.lamport and unaligned",
     ],
-    ("07a_barrier_snapshots", "record_in_flight_on_the_cycle"): [
+    ("07a_barrier_snapshots", "stores_in_flight_on_the_cycle"): [
         r"(?i)every (one|variant) stores? (the records|records in flight|the back edge)",
         r"(?i)all four (variants )?store",
         r"chandy-lamport, aligned, unaligned, at-least-once store",
@@ -497,10 +497,10 @@ TELLTALES = {
 
 def right_answers() -> dict[tuple[str, str], Feedback]:
     return {
-        ("07a_barrier_snapshots", "record_in_flight"): check_in_flight(
+        ("07a_barrier_snapshots", "stores_in_flight"): check_in_flight(
             {"chandy-lamport", "unaligned"}
         ),
-        ("07a_barrier_snapshots", "record_in_flight_on_the_cycle"): check_in_flight(
+        ("07a_barrier_snapshots", "stores_in_flight_on_the_cycle"): check_in_flight(
             EVERY, cyclic=True
         ),
         ("07b_measuring_tradeoffs", "node_buffer_bytes"): check_node_buffer(57_000_000),
