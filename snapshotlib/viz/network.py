@@ -266,8 +266,9 @@ def network_spec(
         yaxis={"visible": False, "range": [-1.3, 1.3], "scaleanchor": "x"},
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         plot_bgcolor="#fafafa",
-        # fits a projector's 1280x720 screen at 150% zoom (480 CSS pixels tall)
+        # fits a projector's 1280x720 screen at 150% zoom (853x480 CSS pixels)
         height=360,
+        width=400,
         uirevision="network",
         annotations=[
             {

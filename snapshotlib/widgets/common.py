@@ -101,10 +101,11 @@ def state_table_html(sim: Simulator, snapshot_id: str | None) -> str:
         )
     verdict = "complete" if snap.complete else "in progress"
     return (
-        "<div class='snapshot-table' style='max-height:320px;overflow:auto'>"
-        f"<b>Snapshot {_cell(snap.id)}</b> ({verdict}; initiated by "
-        f"{_cell(', '.join(snap.initiators))})"
-        "<table style='border-collapse:collapse'>"
+        "<div class='snapshot-table' style='max-height:320px;overflow:auto;"
+        "overflow-wrap:anywhere'>"
+        f"<div class='snapshot-heading'><b>Snapshot {_cell(snap.id)}</b> ({verdict}; "
+        f"initiated by {_cell(', '.join(snap.initiators))})</div>"
+        "<table style='border-collapse:collapse;width:100%'>"
         "<thead><tr><th>process</th><th>colour</th><th>recorded events</th>"
         "<th>recorded state</th></tr></thead><tbody>"
         + "".join(rows)

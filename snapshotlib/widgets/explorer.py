@@ -134,7 +134,7 @@ class Explorer:
         self.snap_go = button("Start snapshot", "camera", "the process records its state")
 
         self.status = w.HTML()
-        self.table = w.HTML(layout=w.Layout(min_width="360px", flex="1 1 auto"))
+        self.table = w.HTML(layout=w.Layout(min_width="300px", flex="1 1 320px"))
         self.network_view = figure_widget(network_figure(self.sim, None, self.positions))
         self.spacetime_view = figure_widget(spacetime_figure(self.sim, None))
 
@@ -179,7 +179,8 @@ class Explorer:
                 ),
                 w.HBox([self.snap_at, self.snap_id, self.snap_go, self.snapshot_choice]),
                 self.status,
-                w.HBox([self.network_view, self.table]),
+                # side by side on a laptop; the table below the network on a projector
+                w.HBox([self.network_view, self.table], layout=w.Layout(flex_flow="row wrap")),
                 self.spacetime_view,
             ]
         )

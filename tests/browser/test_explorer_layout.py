@@ -1,0 +1,117 @@
+"""The explorer laid out for a projector and a laptop, checked on screen.
+
+A lecture hall's projector is 1280×720, usually zoomed to 150 % so the back rows can
+read it: 853×480 CSS pixels (the layout is the same as at a device scale of 1.5, only
+the screenshot is coarser). A laptop is 1400 pixels wide. On
+both, the network view must fit the screen's height, the recorded-state table must show
+all its columns and its heading, and plotly's tool bar must not cover a figure's title.
+Screenshots: ``test-artifacts/explorer-projector.png``, ``explorer-laptop.png``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from labdriver import (
+    ARTIFACTS_DIR,
+    LabServer,
+    open_notebook,
+    plotly_plot,
+    require_modules,
+    run_all_cells,
+    wait_kernel_idle,
+    widget,
+    widget_button,
+    write_notebook,
+)
+
+SCREENS = {"projector": {"width": 853, "height": 480}, "laptop": {"width": 1400, "height": 900}}
+CELLS = [
+    "from snapshotlib.widgets import Explorer",
+    'explorer = Explorer("examples/scenarios/worked-example.json")\nexplorer',
+]
+
+# the part of an element the page shows, and how much of its content overflows it
+_BOX_JS = """el => {
+    const r = el.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+            height: r.height, width: r.width,
+            hidden_x: el.scrollWidth - el.clientWidth};
+}"""
+
+# whether the element's left and right edges are on screen and not clipped by a box
+# around it: clipped content is not what the browser finds at that point
+_EDGES_SHOWN_JS = """el => {
+    const r = el.getBoundingClientRect();
+    const y = r.top + Math.min(r.height / 2, 8);
+    return [r.left + 3, r.right - 3].every(x => {
+        const hit = document.elementFromPoint(x, y);
+        return x >= 0 && x < window.innerWidth && hit !== null
+            && (hit === el || el.contains(hit));
+    });
+}"""
+
+# plotly's title and tool bar inside each figure, as rectangles
+_TITLE_AND_TOOLBAR_JS = """plot => {
+    const box = el => { if (!el) return null; const r = el.getBoundingClientRect();
+        return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+    return {title: box(plot.querySelector('.gtitle')),
+            toolbar: box(plot.querySelector('.modebar'))};
+}"""
+
+
+def overlap(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:
+    if not a or not b:
+        return False
+    return (
+        a["left"] < b["right"]
+        and b["left"] < a["right"]
+        and a["top"] < b["bottom"]
+        and (b["top"] < a["bottom"])
+    )
+
+
+@pytest.fixture(autouse=True)
+def _widget_packages() -> None:
+    require_modules("ipywidgets", "plotly", "anywidget", "networkx")
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_the_explorer_fits_the_screen(
+    jupyter_server: LabServer, _browser_context: Any, screen: str
+) -> None:
+    from playwright.sync_api import expect
+
+    page = _browser_context.new_page()
+    page.set_viewport_size(SCREENS[screen])
+    try:
+        name = f"explorer-{screen}.ipynb"
+        write_notebook(jupyter_server.root_dir / name, CELLS)
+        open_notebook(page, jupyter_server, name)
+        run_all_cells(page)
+        widget_button(page, "Start snapshot").click()
+        table = widget(page, "explorer-table")
+        expect(table).to_contain_text("initiated by P1")
+        wait_kernel_idle(page)
+
+        network = plotly_plot(page, "explorer-network")
+        network.scroll_into_view_if_needed()
+        ARTIFACTS_DIR.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS_DIR / f"explorer-{screen}.png"))
+        height = SCREENS[screen]["height"]
+        assert network.evaluate(_BOX_JS)["height"] <= height, "network view taller than the screen"
+
+        for part, what in (
+            (table.locator(".snapshot-heading"), "the table's heading"),
+            (table.locator("th").nth(3), "the table's last column"),
+            (network.locator(".svg-container").first, "the network view"),
+        ):
+            part.scroll_into_view_if_needed()
+            assert part.evaluate(_EDGES_SHOWN_JS), f"{what} is cut off"
+        for plot in plotly_plot(page).all():
+            plot.hover()  # the tool bar shows while the pointer is over the figure
+            parts = plot.evaluate(_TITLE_AND_TOOLBAR_JS)
+            assert not overlap(parts["title"], parts["toolbar"]), "the tool bar covers the title"
+    finally:
+        page.close()
