@@ -86,3 +86,14 @@ def test_text_report_lists_recorded_states(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "P1: events A, B;" in out
     assert "P2->P1: H" in out
+
+
+def test_python_dash_m_snapshotlib_is_the_same_command_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "snapshotlib", "check", str(SCENARIOS / "non-fifo-breaks.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "inconsistent" in done.stdout
