@@ -94,3 +94,24 @@ def test_an_exercise_runs_all_and_shows_no_error(
 ) -> None:
     walk(browser_page, jupyter_server, EXERCISE)
     assert read_page(browser_page).problems == []
+
+
+def test_a_lesson_opened_as_cloned_shows_its_pictures(
+    jupyter_server: LabServer, browser_page: Page
+) -> None:
+    # a freshly cloned notebook is untrusted: its stored pictures must still show
+    from playwright.sync_api import expect
+
+    page = browser_page
+    page.add_init_script(DIALOG_WATCH_JS)
+    open_notebook(page, jupyter_server, "notebooks/01_global_state.ipynb")
+    assert page.evaluate(
+        "() => !window.jupyterapp.shell.currentWidget.content.model.cells.get(0).trusted"
+    ), "the copied lesson should open untrusted, as a cloned one does"
+    scroll_through(page)
+    images = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedImage img")
+    expect(images.first).to_be_attached()
+    assert images.count() >= 1
+    assert all(img.evaluate("i => i.naturalWidth > 0") for img in images.all()), "a broken image"
+    assert read_page(page).problems == []
+    assert read_page(page).dialogs == []
