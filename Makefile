@@ -102,8 +102,8 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # same sweep in-process, so a missing Java is said, not fatal.
 lab: $(LAB_STAMP)
 	@if ! command -v java >/dev/null 2>&1; then \
-		echo "note: no Java runtime found. Lesson 09 will run its sweep without Spark (slower, fewer"; \
-		echo "      executions). For Spark install Java 17: Debian/Ubuntu 'sudo apt-get install"; \
+		echo "note: no Java runtime found. Lesson 09 will run its sweep in-process, without Spark."; \
+		echo "      For Spark install Java 17: Debian/Ubuntu 'sudo apt-get install"; \
 		echo "      openjdk-17-jre-headless', macOS 'brew install openjdk@17', or see README.md."; \
 	fi
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
