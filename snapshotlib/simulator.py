@@ -106,6 +106,7 @@ class Simulator:
         }
         self.queues: list[deque[int]] = [deque() for _ in self.network.channels]
         self.blocked: set[int] = set()
+        self.paused: set[str] = set()
         self._actor = ""
         self._actor_action = -1
         self._actor_sent: set[int] = set()
@@ -141,9 +142,9 @@ class Simulator:
     def enabled(self) -> list[Deliver]:
         """Every delivery that may happen next.
 
-        Internal events, sends and snapshot initiations are always possible and not
-        listed; on a FIFO channel only the head may be delivered, on a non-FIFO
-        channel any message in flight.
+        Internal events, sends and snapshot initiations are always possible (internal
+        events and sends not at a paused process) and not listed; on a FIFO channel
+        only the head may be delivered, on a non-FIFO channel any message in flight.
         """
         out = []
         fifo = self.network.fifo
@@ -202,6 +203,7 @@ class Simulator:
             self._deliver_checked(action)
         elif isinstance(action, Internal):
             self._require_process(action.process, action)
+            self._require_running(action.process, action)
             self.internal(action.process, action.label)
         elif isinstance(action, Send):
             self._send_checked(action)
@@ -230,6 +232,7 @@ class Simulator:
 
     def _send_checked(self, action: Send) -> None:
         self._require_process(action.src, action)
+        self._require_running(action.src, action)
         i = self._out[action.src].get(action.dst)
         if i is None:
             outs = ", ".join(self._out[action.src]) or "none"
@@ -247,6 +250,13 @@ class Simulator:
         if process not in self.states:
             known = ", ".join(self.network.processes)
             raise ActionError(f"cannot {action}: unknown process {process!r} (known: {known})")
+
+    def _require_running(self, process: str, action: object) -> None:
+        if process in self.paused:
+            raise ActionError(
+                f"cannot {action}: {process} is paused by the snapshot algorithm "
+                "(it still accepts deliveries)"
+            )
 
     def _channel_index(self, channel: Channel | str, action: object = None) -> int:
         if isinstance(channel, str):
@@ -389,6 +399,15 @@ class Simulator:
 
     def unblock(self, channel: int) -> None:
         self.blocked.discard(channel)
+
+    def pause(self, process: str) -> None:
+        """Hold back ``process``'s own actions (internal events, sends; a source's
+        reads) until :meth:`resume`; deliveries to it, and what its handlers send on
+        them, go on (e.g. while a stop-the-world snapshot drains the channels)."""
+        self.paused.add(process)
+
+    def resume(self, process: str) -> None:
+        self.paused.discard(process)
 
     # ----------------------------------------------------------- time travel
     def undo(self) -> bool:

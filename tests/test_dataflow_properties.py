@@ -7,24 +7,37 @@
 - No FAILED snapshot is ever used for a restore.
 - Every completed exactly-once checkpoint is a consistent cut with exact channel
   states; an at-least-once one is consistent exactly when no record crossed a barrier.
+- The baselines (stop-the-world, and the job run as one node snapshotted by fork) restore
+  to the failure-free output too, from COMPLETED checkpoints only; their checkpoints are
+  consistent cuts, stop-the-world's with every channel empty.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from snapshotlib.algorithms import SnapshotAlgorithm, StopTheWorld
 from snapshotlib.checks import check_snapshot
 from snapshotlib.dataflow import (
     COMPLETED,
     EXACTLY_ONCE,
     VARIANTS,
     Dataflow,
+    ForkSnapshot,
     StreamJob,
     iteration,
     random_dag,
     word_count,
 )
+
+#: lesson 07's baselines, run by their algorithm class
+BASELINES: dict[str, type[SnapshotAlgorithm]] = {
+    "stop-the-world": StopTheWorld,
+    "fork": ForkSnapshot,
+}
 
 flows = st.one_of(
     st.builds(random_dag, seed=st.integers(0, 10**6), sources=st.integers(1, 3),
@@ -42,12 +55,17 @@ runs = st.fixed_dictionaries(
 
 
 def crashed_run(
-    flow: Dataflow, variant: str, run: dict[str, object], fraction: float, victim: int
+    flow: Dataflow,
+    variant: str,
+    run: dict[str, object],
+    fraction: float,
+    victim: int,
+    algorithm: type[SnapshotAlgorithm] | None = None,
 ) -> tuple[StreamJob, StreamJob]:
-    clean = StreamJob(flow, variant, **run).run()  # type: ignore[arg-type]
+    clean = StreamJob(flow, variant, algorithm=algorithm, **run).run()  # type: ignore[arg-type]
     processes = flow.network().processes
     at = int(fraction * clean.steps)
-    job = StreamJob(flow, variant, **run)  # type: ignore[arg-type]
+    job = StreamJob(flow, variant, algorithm=algorithm, **run)  # type: ignore[arg-type]
     job.run(crash_at=(at, processes[victim % len(processes)]))
     return clean, job
 
@@ -104,3 +122,35 @@ def test_completed_checkpoints_are_consistent_unless_records_crossed_a_barrier(
         assert result.ok == (not crossed), result.reason
         if variant in EXACTLY_ONCE:
             assert result.ok, result.reason
+
+
+@settings(max_examples=150, deadline=None)
+@given(flows, st.sampled_from(sorted(BASELINES)), runs, st.floats(0, 1), st.integers(0, 50))
+def test_the_baselines_restore_to_the_failure_free_output_from_completed_checkpoints(
+    flow: Dataflow, baseline: str, run: dict[str, object], fraction: float, victim: int
+) -> None:
+    run = dict(run, min_pause=1)  # stop-the-world starves without it (see its test)
+    clean, job = crashed_run(flow, "aligned", run, fraction, victim, BASELINES[baseline])
+    every_record = Counter((op.name, i) for op in flow.operators for i in range(len(op.records)))
+    assert clean.outcome().delivered == every_record  # the pauses all ended
+    assert job.outcome() == clean.outcome()
+    for restore in job.restores:
+        if restore["from"] is not None:
+            assert job.coordinator.entry(restore["from"]).status == COMPLETED
+
+
+@settings(max_examples=100, deadline=None)
+@given(flows, st.sampled_from(sorted(BASELINES)), runs)
+def test_the_baselines_checkpoints_are_consistent_and_stop_the_world_records_no_channel(
+    flow: Dataflow, baseline: str, run: dict[str, object]
+) -> None:
+    run = dict(run, min_pause=1)
+    job = StreamJob(flow, algorithm=BASELINES[baseline], **run).run()  # type: ignore[arg-type]
+    assert not job.sim.paused
+    for cid, entry in job.coordinator.entries.items():
+        if entry.status != COMPLETED:
+            continue
+        result = check_snapshot(job.sim, cid)
+        assert result.ok, result.reason
+        if baseline == "stop-the-world":
+            assert entry.inflight_messages == 0

@@ -12,6 +12,7 @@ from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 from .chandy_lamport import ChandyLamport
 from .clock import ClockSnapshot
 from .lai_yang import LaiYang
+from .stop_the_world import StopTheWorld
 
 __all__ = [
     "BARRIER_VARIANTS",
@@ -24,6 +25,7 @@ __all__ = [
     "SnapshotAlgorithm",
     "SnapshotError",
     "SnapshotRecord",
+    "StopTheWorld",
     "UnalignedBarriers",
     "back_edges",
 ]

@@ -5,8 +5,10 @@ process initiates a snapshot, when a control message is accepted, and when an
 application message is accepted (so the algorithm can record channel state). The
 algorithm answers through the simulator's small algorithm-facing API:
 :meth:`Simulator.emit` to send control messages, :meth:`Simulator.block` and
-:meth:`Simulator.unblock` to hold an input channel back (barrier alignment), and the
-read-only views ``states``, ``trace`` and ``network``.
+:meth:`Simulator.unblock` to hold an input channel back (barrier alignment),
+:meth:`Simulator.pause` and :meth:`Simulator.resume` to hold a process's own actions
+back (a stop-the-world snapshot), and the read-only views ``states``, ``trace``,
+``queues`` and ``network``.
 
 Each snapshot is a :class:`SnapshotRecord` keyed by its id. The moment a process
 records its state is where it turns from white to red in Dijkstra's colouring

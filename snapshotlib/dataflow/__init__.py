@@ -1,12 +1,14 @@
 """Streaming dataflow jobs: graphs of sources, operators and sinks, checkpointed by
 Chandy–Lamport or by Flink-style barriers (aligned, unaligned, at-least-once), with a
-checkpoint coordinator, crashes and restores.
+checkpoint coordinator, crashes and restores; and the job run as one node, snapshotted
+by fork and copy-on-write (:mod:`.fork`).
 
 Core only: the standard library and the engine.
 """
 
 from .app import DataflowApp, Record
 from .coordinator import COMPLETED, FAILED, INITIATED, CheckpointCoordinator, CheckpointEntry
+from .fork import CowCost, CowModel, ForkSnapshot, StateLayout, fork_costs
 from .graph import (
     Dataflow,
     DataflowError,
@@ -28,15 +30,20 @@ __all__ = [
     "VARIANTS",
     "CheckpointCoordinator",
     "CheckpointEntry",
+    "CowCost",
+    "CowModel",
     "Dataflow",
     "DataflowApp",
     "DataflowError",
+    "ForkSnapshot",
     "JobError",
     "Operator",
     "Outcome",
     "Record",
+    "StateLayout",
     "StreamJob",
     "dataflow",
+    "fork_costs",
     "input_log",
     "iteration",
     "random_dag",

@@ -74,6 +74,12 @@ class StreamJob:
         Checkpoints that may be in progress at once; a trigger that is due waits while
         this many are unfinished (Flink's default is 1). Without it, a short interval
         floods the channels with barriers and starves the records.
+    min_pause
+        Steps that must pass after a checkpoint ends (completed or failed) before the
+        next may be triggered (Flink's minimum pause between checkpoints; 0: none).
+        A stop-the-world snapshot needs one when a drain can outlast ``interval``: the
+        next checkpoint, due at once, would pause the sources again before they read,
+        and the job would never finish.
     record_bytes
         Size of a record, for the recorded-bytes metrics.
     algorithm
@@ -104,6 +110,7 @@ class StreamJob:
         ttl: int | None = None,
         capacity: int | None = None,
         max_concurrent: int = 1,
+        min_pause: int = 0,
         record_bytes: int = 200,
         algorithm: type[SnapshotAlgorithm] | None = None,
     ) -> None:
@@ -111,6 +118,8 @@ class StreamJob:
             raise JobError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
         if interval < 1:
             raise JobError(f"interval must be at least 1 step, got {interval}")
+        if min_pause < 0:
+            raise JobError(f"min_pause must not be negative, got {min_pause}")
         if algorithm is not None and not (
             isinstance(algorithm, type) and issubclass(algorithm, SnapshotAlgorithm)
         ):
@@ -124,6 +133,7 @@ class StreamJob:
         self.app = DataflowApp(flow, record_bytes)
         self.rng = random.Random(seed)
         self.interval, self.capacity, self.max_concurrent = interval, capacity, max_concurrent
+        self.min_pause = min_pause
         self.coordinator = CheckpointCoordinator(self.network.processes, ttl)
         self.steps = 0
         self.crashed: str | None = None
@@ -160,13 +170,14 @@ class StreamJob:
 
     # ------------------------------------------------------------- stepping
     def actions(self) -> list[Action]:
-        """The steps possible now: deliveries, and reads by sources with records left."""
+        """The steps possible now: deliveries, and reads by sources with records left
+        (and not paused by the snapshot algorithm: a stop-the-world snapshot)."""
         if self.crashed:
             return []
         sim = self.sim
         acts: list[Action] = [d for d in sim.enabled() if self._room_for(d)]
         for s in self.flow.sources:
-            if self.app.remaining(s, sim.states[s]) > 0:
+            if s not in sim.paused and self.app.remaining(s, sim.states[s]) > 0:
                 key = self.app.log[s][sim.states[s]][0]
                 if self._has_room(s, self.app.route(s, key)):
                     acts.append(Internal(s, "read"))
@@ -235,6 +246,7 @@ class StreamJob:
         for cid in self.coordinator.expire(self.steps):
             self._discard(cid)
             self.events.append((self.steps, f"{cid} FAILED: past its time-to-live"))
+            self._ended()
         due = self.steps >= self._next_trigger and self._input_left()
         if due and len(self.coordinator.pending()) < self.max_concurrent:
             self.trigger()
@@ -285,6 +297,11 @@ class StreamJob:
                 messages[m].payload.origin for m in algo.crossed.get(entry.id, [])
             ]
         self.events.append((self.steps, f"{entry.id} COMPLETED"))
+        self._ended()
+
+    def _ended(self) -> None:
+        """A checkpoint ended: the next waits at least ``min_pause`` steps."""
+        self._next_trigger = max(self._next_trigger, self.steps + self.min_pause)
 
     def _discard(self, cid: str) -> None:
         self.sim.algorithm.discard(cid)
