@@ -112,13 +112,31 @@ def test_the_stop_the_world_pause_is_measured_step_by_step() -> None:
     assert run.steps == job.steps and run.share == sum(run.lengths) / job.steps
 
 
-def test_the_extra_columns_print_with_a_dash_where_they_do_not_apply(
+def test_the_extra_columns_show_a_dash_where_they_do_not_apply(
     rows: dict[str, BaselineCosts],
 ) -> None:
-    text = baselines_table(list(rows.values())).splitlines()
-    assert text[0].split()[:2] == ["variant", "paused"]
-    assert text[1].startswith("stop-the-world") and text[1].split()[-1] == "-"
-    assert text[2].startswith("fork (COW)") and text[2].split()[-1] != "-"
+    table = baselines_table(list(rows.values()))
+    assert table.column("variant") == [STOP_THE_WORLD, FORK]
+    assert table.columns[1:4] == ("pause", "share of steps paused", "reads forgone")
+    stw, fork = table.row(STOP_THE_WORLD), table.row(FORK)
+    assert stw["share of steps paused"] == f"{rows[STOP_THE_WORLD].paused_share:.0%}"
+    assert stw["pages copied"] == stw["extra memory"] == stw["copy steps"] == "-"
+    assert fork["pages copied"] == "1 of 3" and fork["extra memory"] == "4,096 B"
+    assert fork["pause"] == "0" and table.notes[0].startswith("Medians over 40 runs")
+
+
+def test_the_baselines_draw_in_colours_of_their_own() -> None:
+    pytest.importorskip("plotly")
+    from snapshotlib.viz import style
+    from snapshotlib.viz.costs import COLOURS, OTHER, costs_spec
+
+    rows = [{"variant": STOP_THE_WORLD, "latency": 9}, {"variant": FORK, "latency": 17}]
+    spec = costs_spec(rows, [("latency", "checkpoint duration")])
+    colours = spec["data"][0]["marker"]["color"]
+    assert colours == [COLOURS[STOP_THE_WORLD], COLOURS[FORK]]
+    taken = {OTHER, style.RED_FILL, style.WHITE_FILL}
+    assert len(set(COLOURS.values())) == len(COLOURS)
+    assert not set(colours) & taken
 
 
 def test_the_rows_join_the_corrected_tradeoff_table_with_measured_cells(

@@ -8,6 +8,7 @@ lesson that reads a number off a table is checked here as an ordering or a bound
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -15,6 +16,13 @@ from tryit_support import find_try_it, given_away, goal_and_minutes, load, shown
 
 from snapshotlib.checks import check_snapshot
 from snapshotlib.course import Feedback
+from snapshotlib.course.baselines import (
+    FORK,
+    STOP_THE_WORLD,
+    BaselineCosts,
+    baselines,
+    tradeoff_rows,
+)
 from snapshotlib.course.lesson_07 import (
     CYCLIC,
     DAG,
@@ -40,6 +48,7 @@ from snapshotlib.course.lesson_07 import (
     tradeoff_table,
     unreachable_snapshot,
 )
+from snapshotlib.course.sizing import num
 from snapshotlib.dataflow import EXACTLY_ONCE, VARIANTS, StreamJob
 
 EVERY = set(VARIANTS)
@@ -59,6 +68,17 @@ def cyclic() -> dict[str, Costs]:
 def bounded() -> dict[str, Costs]:
     costs = measure(DAG, seeds=range(40), capacity=2, variants=("chandy-lamport", "aligned"))
     return {c.variant: c for c in costs}
+
+
+@pytest.fixture(scope="module")
+def base() -> dict[str, BaselineCosts]:
+    """The two baselines, with the lesson's job, seeds and crash."""
+    return {r.variant: r for r in baselines(DAG, seeds=range(40), crash_at=(100, "C1"))}
+
+
+@pytest.fixture(scope="module")
+def base_cyclic() -> list[BaselineCosts]:
+    return baselines(CYCLIC, seeds=range(40), crash_at=(50, "H"))
 
 
 # ------------------------------------------------------------------ the jobs
@@ -311,6 +331,63 @@ def test_the_tables_have_a_row_per_variant_and_a_legend(dag: dict[str, Costs]) -
         assert table.notes and len(table.columns) <= 6
     assert costs_table(list(dag.values())).notes[0] == "Medians over 40 runs (one per seed)."
     assert recovery_table(list(dag.values())).row("at-least-once")["same output"] == "1/40"
+
+
+def test_stop_the_world_has_the_shortest_checkpoints_and_pays_with_its_sources(
+    dag: dict[str, Costs], base: dict[str, BaselineCosts]
+) -> None:
+    # what lesson 07b says of it: the shortest checkpoints, nothing stored in flight,
+    # the sources standing still most of the steps; and no input blocked by alignment
+    stw = base[STOP_THE_WORLD]
+    assert stw.latency < min(c.latency for c in dag.values())
+    assert stw.inflight_bytes == stw.peak_held == stw.blocked == 0
+    assert stw.paused_share > 0.5 and stw.reads_forgone > 0
+
+
+def test_fork_pauses_nothing_stores_the_queues_and_copies_a_share_of_the_pages(
+    dag: dict[str, Costs], base: dict[str, BaselineCosts]
+) -> None:
+    fork = base[FORK]
+    assert fork.paused == fork.paused_share == fork.blocked == 0
+    stored = fork.inflight_bytes
+    assert dag["chandy-lamport"].inflight_bytes < stored < dag["unaligned"].inflight_bytes
+    assert fork.pages_copied is not None and fork.state_pages is not None
+    assert 0 < fork.pages_copied < fork.state_pages
+
+
+def test_the_lessons_tradeoff_table_has_measured_stop_the_world_and_fork_rows(
+    dag: dict[str, Costs],
+    cyclic: dict[str, Costs],
+    bounded: dict[str, Costs],
+    base: dict[str, BaselineCosts],
+    base_cyclic: list[BaselineCosts],
+) -> None:
+    extra = tradeoff_rows(list(base.values()), base_cyclic)
+    table = tradeoff_table(
+        list(dag.values()), list(cyclic.values()), list(bounded.values()), extra=extra
+    )
+    assert table.column("method") == [*VARIANTS, STOP_THE_WORLD, FORK]
+    stw, fork = base[STOP_THE_WORLD], base[FORK]
+    assert stw.paused > 0 and fork.pages_copied and fork.state_pages
+    row = table.row(STOP_THE_WORLD)
+    assert row["pauses inputs"] == (
+        f"yes: every source, {num(stw.paused)} steps a pause ({stw.paused_share:.0%} of the steps)"
+    )
+    assert row["stores in flight"] == "none: the channels are drained first"
+    assert row["holds for a checkpoint"].endswith(f"({num(stw.reads_forgone)} reads forgone a run)")
+    row = table.row(FORK)
+    assert row["pauses inputs"] == "no"
+    assert row["stores in flight"].startswith(f"{num(fork.inflight_bytes)} B on the DAG; ")
+    copied = f"{num(fork.pages_copied)} of {num(fork.state_pages)} pages copied"
+    assert copied in row["holds for a checkpoint"]
+    # the stored lesson shows these very rows in its corrected table
+    (cell,) = [
+        c for c in load("07b_measuring_tradeoffs")["cells"] if c.get("id") == "l07b-tradeoff"
+    ]
+    shown_html = "".join(cell["outputs"][0]["data"]["text/html"])
+    for method in (STOP_THE_WORLD, FORK):
+        for text in table.row(method).values():
+            assert f">{html.escape(text)}</td>" in shown_html, (method, text)
 
 
 # ------------------------------------------------------------------ sizing

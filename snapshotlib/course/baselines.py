@@ -17,7 +17,7 @@ itself, running the job with the baseline's algorithm class
 baselines pay instead of blocked inputs and buffered records: the pause of
 stop-the-world (steps the sources stand still, reads they forgo) and the pages fork's
 copy-on-write copies (:func:`~snapshotlib.dataflow.fork.fork_costs`), both from the
-failure-free runs of the same seeds. :func:`baselines_table` prints them, and
+failure-free runs of the same seeds. :func:`baselines_table` shows them, and
 :func:`tradeoff_rows` turns the rows of both jobs into rows of lesson 07's corrected
 trade-off table::
 
@@ -47,6 +47,7 @@ from ..dataflow import Dataflow, StreamJob
 from ..dataflow.fork import CowModel, ForkSnapshot, fork_costs
 from .lesson_07 import DAG, Costs, TradeoffRow, measure
 from .sizing import num
+from .tables import Table
 
 __all__ = [
     "FORK",
@@ -213,53 +214,41 @@ def baselines(
     ]
 
 
-EXTRA = (
-    ("paused", "paused"),
-    ("paused_share", "paused share"),
-    ("reads_forgone", "reads forgone"),
-    ("state_pages", "state pages"),
-    ("pages_copied", "copied"),
-    ("copy_bytes", "copied B"),
-    ("copy_steps", "copy steps"),
-)
+def _num(x: float | None) -> str:
+    return "-" if x is None else num(x)
 
 
-def _num(x: float | None, share: bool = False) -> str:
-    if x is None:
-        return "-"
-    if share:
-        return f"{x:.0%}"
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
-
-
-def baselines_table(rows: Sequence[BaselineCosts]) -> str:
-    """What the baselines pay instead of blocking, one row per baseline, with a legend.
+def baselines_table(rows: Sequence[BaselineCosts]) -> Table:
+    """What the baselines pay instead of blocking inputs or storing records, one row
+    per baseline (``-``: does not apply), with a legend.
 
     >>> from snapshotlib.dataflow import word_count
     >>> rows = baselines(word_count(records=6), seeds=[0], crash_at=(20, "C1"))
-    >>> baselines_table(rows).splitlines()[0].split()[:4]
-    ['variant', 'paused', 'paused', 'share']
+    >>> table = baselines_table(rows)
+    >>> table.row("stop-the-world")["share of steps paused"], table.row("fork (COW)")["pause"]
+    ('50%', '0')
     """
-    head = f"{'variant':<15}" + "".join(f"{title:>{len(title) + 2}}" for _, title in EXTRA)
-    lines = [head]
-    for r in rows:
-        lines.append(
-            f"{r.variant:<15}"
-            + "".join(
-                f"{_num(getattr(r, key), key == 'paused_share'):>{len(title) + 2}}"
-                for key, title in EXTRA
-            )
-        )
-    lines += [
-        "",
-        f"medians over {rows[0].runs if rows else 0} seeds, failure-free runs; paused: steps "
-        "the sources stood still in one pause;",
-        "paused share: of a run's steps, those begun with the sources paused; reads forgone: "
-        "source-steps per run a source with records left was paused;",
-        "state pages, copied, copied B, copy steps: per fork, pages of the node's state, "
-        "pages copied on write, their bytes, the steps spent copying (-: does not apply)",
-    ]
-    return "\n".join(lines)
+    return Table(
+        ("variant", "pause", "share of steps paused", "reads forgone", "pages copied",
+         "extra memory", "copy steps"),
+        [
+            (r.variant, num(r.paused), f"{r.paused_share:.0%}", num(r.reads_forgone),
+             "-" if r.pages_copied is None or r.state_pages is None
+             else f"{num(r.pages_copied)} of {num(r.state_pages)}",
+             "-" if r.copy_bytes is None else f"{num(r.copy_bytes)} B",
+             _num(r.copy_steps))
+            for r in rows
+        ],
+        notes=(
+            f"Medians over {rows[0].runs if rows else 0} runs (one per seed), without a crash.",
+            "pause: steps the sources stand still in one pause. share of steps paused: of a "
+            "run's steps, those begun with the sources paused. reads forgone: source-steps "
+            "per run in which a source with records left was paused. pages copied: per "
+            "checkpoint, the pages of the state that the parent wrote while the child wrote "
+            "the image, of all the state's pages; extra memory: their bytes; copy steps: the "
+            "steps the parent spent copying them. -: does not apply.",
+        ),
+    )  # fmt: skip
 
 
 def _crash_text(c: Costs) -> str:
@@ -303,7 +292,7 @@ def tradeoff_rows(
             holds = (
                 f"up to {num(d.peak_held)} records"
                 if d.peak_held
-                else f"nothing; the sources wait ({num(d.reads_forgone)} source-steps a run)"
+                else f"nothing; the sources wait ({num(d.reads_forgone)} reads forgone a run)"
             )
             topology = "FIFO; any graph whose records stop (a cycle drains in more waves)"
         else:

@@ -22,16 +22,25 @@ from typing import Any
 from . import style
 from .build import Figure, build_figure
 
-#: one colour per variant (with the variant's name on its axis, colour is never the only cue)
+#: one colour per variant, the two baselines of lesson 07b included (with the variant's
+#: name on its axis, colour is never the only cue); red and white are kept for recorded
+#: and not recorded, grey for a variant without a colour of its own
 COLOURS = {
     "chandy-lamport": "#1f77b4",
     "aligned": "#2ca02c",
     "unaligned": "#ff7f0e",
     "at-least-once": "#9467bd",
+    "stop-the-world": "#8c564b",
+    "fork (COW)": "#17becf",
 }
 OTHER = "#7f7f7f"
 #: axis labels, broken to fit under narrow bars
-LABELS = {"chandy-lamport": "Chandy-<br>Lamport", "at-least-once": "at-least-<br>once"}
+LABELS = {
+    "chandy-lamport": "Chandy-<br>Lamport",
+    "at-least-once": "at-least-<br>once",
+    "stop-the-world": "stop-the-<br>world",
+    "fork (COW)": "fork<br>(COW)",
+}
 
 #: the metrics drawn by default: (key of a row, panel title)
 METRICS = (
