@@ -155,6 +155,7 @@ def registry_spec(job: StreamJob) -> dict[str, Any]:
         margin={"l": 50, "r": 10, "t": 40, "b": 40},
         plot_bgcolor="#fafafa",
         height=360,
+        width=style.FIGURE_WIDTH,
         uirevision="registry",
     )
     return {"data": data, "layout": layout}

@@ -159,6 +159,7 @@ def commutation_spec(
         shapes=shapes,
         annotations=annotations,
         height=220,
+        width=style.FIGURE_WIDTH,
         margin={"l": 10, "r": 10, "t": 40, "b": 50},
         plot_bgcolor="#ffffff",
         uirevision="commutation",

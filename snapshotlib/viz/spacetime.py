@@ -300,6 +300,7 @@ def spacetime_spec(
         margin={"l": 60, "r": 20, "t": 40, "b": 50},
         plot_bgcolor="#ffffff",
         height=max(260, 70 * n + 100) if n <= 12 else 900,
+        width=style.FIGURE_WIDTH,
         uirevision="spacetime",
     )
     return {"data": data, "layout": layout}

@@ -21,6 +21,10 @@ RED_SYMBOL = "square"
 
 CHANNEL = "#9a9a9a"
 RECORDING = "#ff9f1c"  # a channel whose state is being recorded
+#: the width of the widgets' wide figures, in pixels. A figure widget is drawn before
+#: the page has placed it, so it cannot take its column's width; this fits a
+#: projector's notebook column (1280x720 at 150% zoom, the file browser hidden).
+FIGURE_WIDTH = 680
 #: plotly's tool bar upright at the right edge, where it covers no title
 MODEBAR = {"orientation": "v"}
 MESSAGE = "#1f77b4"

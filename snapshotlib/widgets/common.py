@@ -114,6 +114,15 @@ def state_table_html(sim: Simulator, snapshot_id: str | None) -> str:
     )
 
 
+def row(children: Sequence[w.Widget]) -> w.HBox:
+    """A row of controls that wraps onto a second line where the screen is narrow.
+
+    A row that cannot wrap widens the whole widget past a projector's narrow notebook
+    column, and the figures below, which take the widget's width, are cut off.
+    """
+    return w.HBox(list(children), layout=w.Layout(flex_flow="row wrap"))
+
+
 def make_button(text: str, icon: str, tooltip: str) -> w.Button:
     """A button sized to its text, as every widget of the course uses."""
     return w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(width="auto"))

@@ -13,7 +13,7 @@ from ..colouring import colouring, snapshot_state
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
 from ..viz import commutation_figure, commutation_spec, update_in_place
-from .common import figure_widget, widget_bundle
+from .common import figure_widget, row, widget_bundle
 
 #: executions with more inversions than this are summarised, not animated
 MAX_SWAPS = 400
@@ -60,7 +60,7 @@ class CommutationStepper:
         self.view = figure_widget(commutation_figure(self.colouring, self.result, 0))
         self.widget = w.VBox(
             [
-                w.HBox([self.first, self.back, self.forward, self.last, self.position]),
+                row([self.first, self.back, self.forward, self.last, self.position]),
                 self.view,
                 self.explanation,
             ]

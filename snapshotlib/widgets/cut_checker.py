@@ -13,7 +13,7 @@ from ..checks.cut import CutResult, check_frontier, cut_limits
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
 from ..viz import spacetime_figure, spacetime_spec, update_in_place
-from .common import figure_widget, widget_bundle
+from .common import figure_widget, row, widget_bundle
 
 
 class CutChecker:
@@ -42,9 +42,7 @@ class CutChecker:
         self.verdict = w.HTML()
         self.view = figure_widget(spacetime_figure(self.sim, None, self._limits()))
         self.view.data[5].on_click(self._on_click)  # trace 5: the events
-        self.widget = w.VBox(
-            [w.HBox([w.VBox(list(self.sliders.values())), self.verdict]), self.view]
-        )
+        self.widget = w.VBox([row([w.VBox(list(self.sliders.values())), self.verdict]), self.view])
         self.widget.add_class("cut-checker")
         self.refresh()
 

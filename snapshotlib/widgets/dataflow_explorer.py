@@ -31,7 +31,7 @@ from ..viz.checkpoints import registry_figure, registry_spec
 from ..viz.dataflow import dataflow_figure, dataflow_spec, record_name
 from ..viz.layered import dataflow_layout
 from ..viz.update import update_in_place
-from .common import figure_widget, find_button, make_button, widget_bundle
+from .common import figure_widget, find_button, make_button, row, widget_bundle
 
 #: lines of history kept in the log under the figures
 LOG_LINES = 8
@@ -234,7 +234,7 @@ class DataflowExplorer:
 
         self.widget = w.VBox(
             [
-                w.HBox(
+                row(
                     [
                         self.step_button,
                         self.run_steps,
@@ -244,7 +244,7 @@ class DataflowExplorer:
                         self.trigger_button,
                     ]
                 ),
-                w.HBox(
+                row(
                     [
                         self.crash_choice,
                         self.crash_button,
@@ -256,7 +256,7 @@ class DataflowExplorer:
                 ),
                 self.status,
                 self.graph_view,
-                w.HBox([self.registry_view, self.log]),
+                row([self.registry_view, self.log]),
             ]
         )
         # stable names for notebooks' CSS and the browser tests

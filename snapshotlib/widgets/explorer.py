@@ -32,6 +32,7 @@ from .common import (
     figure_widget,
     find_button,
     make_button,
+    row,
     state_table_html,
     widget_bundle,
 )
@@ -154,7 +155,7 @@ class Explorer:
 
         self.widget = w.VBox(
             [
-                w.HBox(
+                row(
                     [
                         self.reset_button,
                         self.undo_button,
@@ -170,17 +171,17 @@ class Explorer:
                     if self.sim.network.fifo
                     else "<b>Deliver</b> (any message in flight: the channels are not FIFO)"
                 ),
-                w.HBox([self.deliveries]),
-                w.HBox(
+                row([self.deliveries]),
+                row(
                     [w.HTML("<b>Act</b>"), self.internal_at, self.internal_label, self.internal_go]
                 ),
-                w.HBox(
+                row(
                     [self.send_from, self.send_to, self.send_payload, self.send_label, self.send_go]
                 ),
-                w.HBox([self.snap_at, self.snap_id, self.snap_go, self.snapshot_choice]),
+                row([self.snap_at, self.snap_id, self.snap_go, self.snapshot_choice]),
                 self.status,
                 # side by side on a laptop; the table below the network on a projector
-                w.HBox([self.network_view, self.table], layout=w.Layout(flex_flow="row wrap")),
+                row([self.network_view, self.table]),
                 self.spacetime_view,
             ]
         )
