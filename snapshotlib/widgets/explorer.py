@@ -82,7 +82,6 @@ class Explorer:
         self._marks: dict[int, int] = {0: 0}  # trace length -> scenario steps taken
         self._run_rng: dict[int, Any] = {}  # trace length -> a scenario run's generator state
         self.selected: str | None = None
-        self._last = ""  # the last action taken, in words
         self._updating = False
         self.positions = network_layout(self.sim.network)
         self._build(seed)
@@ -206,19 +205,17 @@ class Explorer:
         """
         scripted = self._next_scripted()
         if scripted is not None and _same_action(self.sim, scripted[0], action):
-            return self._take_scripted(*scripted)
-        on_script = self._script_pos < len(self.script)
-        leaves = on_script and not isinstance(self.script[self._script_pos], RunStep)
-        if not self._take(action, self._script_pos if not leaves else len(self.script)):
-            return False
-        if leaves:
-            self._say(
-                f"did: {self._last} — off the scenario's script from here: Step and Play "
-                f"choose among the actions enabled now (seed {int(self.seed.value)})"
-            )
-        return True
+            return self._take(*scripted)
+        pos = self._script_pos
+        if pos >= len(self.script) or isinstance(self.script[pos], RunStep):
+            return self._take(action, pos)  # off the script already, or in a run: stay
+        note = (
+            " — off the scenario's script from here: Step and Play choose among the "
+            f"actions enabled now (seed {int(self.seed.value)})"
+        )
+        return self._take(action, len(self.script), note)
 
-    def _take(self, action: Action, next_pos: int) -> bool:
+    def _take(self, action: Action, next_pos: int, note: str = "") -> bool:
         what = self._describe(action)
         try:
             self.sim.step(action)
@@ -229,8 +226,7 @@ class Explorer:
             self.selected = action.snapshot_id
         self._marks[self.sim.time] = next_pos
         self._run_rng.pop(self.sim.time, None)
-        self._last = what
-        self._say(f"did: {what}")
+        self._say(f"did: {what}{note}")
         self.refresh()
         return True
 
@@ -278,7 +274,7 @@ class Explorer:
                     rng.setstate(self._run_rng[self.sim.time])
                 action = scheduler.choose(self.sim)
                 assert action is not None
-                ok = self._take_scripted(action, pos)
+                ok = self._take(action, pos)
                 if ok and rng is not None:
                     self._run_rng[self.sim.time] = rng.getstate()
                 return ok
@@ -288,7 +284,7 @@ class Explorer:
             except ActionError as e:
                 self._say(f"scenario step {pos + 1}: {e}", error=True)
                 return False
-            return self._take_scripted(action, pos + 1)
+            return self._take(action, pos + 1)
         enabled = self.sim.enabled()
         if not enabled:
             self.play.playing = False
@@ -296,9 +292,6 @@ class Explorer:
             return False
         choice = random.Random(self._rng_seed()).choice(enabled)
         return self._take(choice, pos)
-
-    def _take_scripted(self, action: Action, next_pos: int) -> bool:
-        return self._take(action, next_pos)
 
     def _rng_seed(self) -> int:
         # tied to the position in the run, so undo then step repeats the same choice
