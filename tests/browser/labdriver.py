@@ -272,3 +272,29 @@ def save_screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS_DIR / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+_RUN_NEW_CELL_JS = """async (source) => {
+    const app = window.jupyterapp;
+    const notebook = app.shell.currentWidget.content;
+    notebook.activeCellIndex = notebook.widgets.length - 1;
+    await app.commands.execute('notebook:insert-cell-below');
+    notebook.activeCell.model.sharedModel.setSource(source);
+    await app.commands.execute('notebook:run-cell');
+}"""
+
+_LAST_OUTPUT_JS = """() => {
+    const notebook = window.jupyterapp.shell.currentWidget.content;
+    const cell = notebook.widgets[notebook.widgets.length - 1];
+    return cell.outputArea ? cell.outputArea.node.innerText : '';
+}"""
+
+
+def run_new_cell(page: Any, source: str, timeout: float = RUN_TIMEOUT_MS) -> str:
+    """Add a code cell at the end of the notebook, run it as a learner would, return its
+    output's text (for asking the kernel what it knows after clicks in the page)."""
+    page.evaluate(_RUN_NEW_CELL_JS, source)
+    wait_kernel_idle(page, timeout=timeout)
+    page.wait_for_function(_NO_BUSY_PROMPT_JS, timeout=timeout)
+    text: str = page.evaluate(_LAST_OUTPUT_JS)
+    return text

@@ -16,6 +16,7 @@ from labdriver import (
     plotly_plot,
     require_modules,
     run_all_cells,
+    run_new_cell,
     save_screenshot,
     wait_kernel_idle,
     widget_button,
@@ -78,3 +79,25 @@ def test_starting_a_snapshot_and_delivering_a_marker_turn_processes_red(
     assert fills(points) == [RED, RED, WHITE]
     wait_kernel_idle(page)
     save_screenshot(page, "explorer")
+
+
+def test_the_kernel_learns_that_each_figure_has_drawn(
+    jupyter_server: LabServer, browser_page: Page
+) -> None:
+    # until then every update also rewrites the whole figure for views still to come
+    # (viz/update.py); plotly's view says so after drawing, and the kernel must hear it
+    from playwright.sync_api import expect
+
+    page = browser_page
+    write_notebook(jupyter_server.root_dir / "drawn.ipynb", CELLS)
+    open_notebook(page, jupyter_server, "drawn.ipynb")
+    run_all_cells(page)
+    expect(plotly_plot(page, "explorer-network").locator(PROCESSES)).to_have_count(3)
+    expect(plotly_plot(page, "explorer-spacetime").locator(".scatterlayer")).to_have_count(1)
+    wait_kernel_idle(page)
+    shown = run_new_cell(
+        page,
+        "print([getattr(v, '_snapshotlib_drawn', None) "
+        "for v in (explorer.network_view, explorer.spacetime_view)])",
+    )
+    assert "[True, True]" in shown, shown
