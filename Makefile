@@ -3,8 +3,7 @@
 #   make env     create .venv with the dev tools (pip install -e ".[dev]")
 #   make lint    ruff check, ruff format --check, mypy
 #   make test    lint, then pytest, in the lab environment (".[lab,dev]": the widget and
-#                browser tests need JupyterLab, ipywidgets, plotly); the browser tests run
-#                alongside the rest; what CI runs
+#                browser tests need JupyterLab, ipywidgets, plotly); what CI runs
 #   make lab     JupyterLab on the course, opening lesson 00 (installs ".[lab,dev]")
 #   make bench   run every benchmarks/bench_*.py
 #   make notebooks  re-run the lessons, storing their outputs (no widget state)
@@ -92,22 +91,9 @@ lint: $(DEV_STAMP)
 # The lab stamp includes everything the dev stamp promises (and touches it), so test
 # runs the lint recipe itself rather than depending on `lint` and so on $(DEV_STAMP),
 # which make would then also try to rebuild in the same run.
-#
-# The browser tests spend most of their time waiting for a page or a kernel, so they run
-# beside the rest (two cores); their report is printed after the rest's, and the target
-# fails if either part fails.
-BROWSER_LOG := test-artifacts/browser-tests.log
-
 test: $(LAB_STAMP)
 	$(run_lint)
-	@mkdir -p $(dir $(BROWSER_LOG))
-	@$(PYTHON) -m pytest tests/browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
-	$(PYTHON) -m pytest --ignore=tests/browser; rest=$$?; \
-	wait $$browser; browser_status=$$?; \
-	echo; echo "==> browser tests (tests/browser, run alongside; log $(BROWSER_LOG))"; \
-	cat $(BROWSER_LOG); \
-	if [ $$rest -ne 0 ] || [ $$browser_status -ne 0 ]; then \
-		echo "make test: failed (rest: $$rest, browser: $$browser_status)"; exit 1; fi
+	$(PYTHON) -m pytest
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
