@@ -154,7 +154,7 @@ def registry_spec(job: StreamJob) -> dict[str, Any]:
         },
         margin={"l": 50, "r": 10, "t": 40, "b": 40},
         plot_bgcolor="#fafafa",
-        height=360,
+        height=340,
         width=style.FIGURE_WIDTH,
         uirevision="registry",
     )

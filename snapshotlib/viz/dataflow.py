@@ -380,7 +380,7 @@ def dataflow_spec(
         },
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         plot_bgcolor="#fafafa",
-        height=420,
+        height=340,
         width=style.FIGURE_WIDTH,
         uirevision="dataflow",
         annotations=[

@@ -267,7 +267,7 @@ def network_spec(
         margin={"l": 10, "r": 10, "t": 40, "b": 30},
         plot_bgcolor="#fafafa",
         # fits a projector's 1280x720 screen at 150% zoom (853x480 CSS pixels)
-        height=360,
+        height=340,
         width=400,
         uirevision="network",
         annotations=[

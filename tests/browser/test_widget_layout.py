@@ -19,12 +19,10 @@ from labdriver import (
     ARTIFACTS_DIR,
     LabServer,
     open_notebook,
-    plotly_plot,
     require_modules,
     run_all_cells,
     wait_kernel_idle,
     widget,
-    widget_button,
     write_notebook,
 )
 
@@ -89,52 +87,71 @@ def _widget_packages() -> None:
     require_modules("ipywidgets", "plotly", "anywidget", "networkx")
 
 
+#: the CSS class each widget puts on its outer box
+ROOTS = {
+    "explorer": "snapshot-explorer",
+    "cut-checker": "cut-checker",
+    "commutation-stepper": "commutation-stepper",
+    "dataflow-explorer": "dataflow-explorer",
+}
+
+
 @pytest.mark.parametrize("screen", list(SCREENS))
-@pytest.mark.parametrize("kind", list(WIDGETS))
-def test_the_widget_fits_the_screen(
-    jupyter_server: LabServer, _browser_context: Any, kind: str, screen: str
+def test_every_widget_fits_the_screen(
+    jupyter_server: LabServer, _browser_context: Any, screen: str
 ) -> None:
     from playwright.sync_api import expect
 
     page = _browser_context.new_page()
     page.set_viewport_size(SCREENS[screen])
     try:
-        name = f"layout-{kind}-{screen}"
-        write_notebook(jupyter_server.root_dir / f"{name}.ipynb", [WIDGETS[kind]])
+        name = f"layout-{screen}"
+        write_notebook(jupyter_server.root_dir / f"{name}.ipynb", list(WIDGETS.values()))
         open_notebook(page, jupyter_server, f"{name}.ipynb")
         if screen == "projector":  # the presenter hides the file browser
             page.evaluate(
                 "() => window.jupyterapp.commands.execute('application:toggle-left-area')"
             )
         run_all_cells(page)
-        if kind == "explorer":
-            widget_button(page, "Start snapshot").click()
-            expect(widget(page, "explorer-table")).to_contain_text("initiated by P1")
-            wait_kernel_idle(page)
-        plots = plotly_plot(page)
-        expect(plots.first).to_be_visible()
-        plots.first.scroll_into_view_if_needed()
-        ARTIFACTS_DIR.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS_DIR / f"{name}.png"))
+        # what the notebook shows between JupyterLab's tool bars and its status bar
+        room = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").evaluate(
+            "el => el.getBoundingClientRect().height"
+        )
+        for kind, css in ROOTS.items():
+            root = page.locator(f".lm-Widget.{css}").first
+            root.scroll_into_view_if_needed()
+            if kind == "explorer":
+                start = root.locator("button.jupyter-button", has_text="Start snapshot")
+                start.click()
+                expect(widget(page, "explorer-table")).to_contain_text("initiated by P1")
+                wait_kernel_idle(page)
+            plots = root.locator(".js-plotly-plot")
+            expect(plots.first).to_be_visible()
+            plots.first.scroll_into_view_if_needed()
+            ARTIFACTS_DIR.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS_DIR / f"layout-{kind}-{screen}.png"))
 
-        parts = [
-            (p.locator(".svg-container").first, f"figure {i}") for i, p in enumerate(plots.all())
-        ]
-        if kind == "explorer":
-            table = widget(page, "explorer-table")
-            parts += [
-                (table.locator(".snapshot-heading"), "the table's heading"),
-                (table.locator("th").nth(3), "the table's last column"),
+            parts = [
+                (p.locator(".svg-container").first, f"{kind}: figure {i}")
+                for i, p in enumerate(plots.all())
             ]
-        for part, what in parts:
-            part.scroll_into_view_if_needed()
-            height = part.evaluate(_BOX_JS)["height"]
-            assert height <= SCREENS[screen]["height"], f"{what} is taller than the screen"
-            assert part.evaluate(_EDGES_SHOWN_JS), f"{what} is cut off"
-        for plot in plots.all():
-            plot.scroll_into_view_if_needed()
-            plot.hover()  # the tool bar shows while the pointer is over the figure
-            found = plot.evaluate(_TITLE_AND_TOOLBAR_JS)
-            assert not overlap(found["title"], found["toolbar"]), "the tool bar covers the title"
+            if kind == "explorer":
+                table = widget(page, "explorer-table")
+                parts += [
+                    (table.locator(".snapshot-heading"), "the table's heading"),
+                    (table.locator("th").nth(3), "the table's last column"),
+                ]
+            for part, what in parts:
+                part.scroll_into_view_if_needed()
+                height = part.evaluate(_BOX_JS)["height"]
+                assert height <= room, f"{what} is taller than the notebook's {room:.0f} px"
+                assert part.evaluate(_EDGES_SHOWN_JS), f"{what} is cut off"
+            for plot in plots.all():
+                plot.scroll_into_view_if_needed()
+                plot.hover()  # the tool bar shows while the pointer is over the figure
+                found = plot.evaluate(_TITLE_AND_TOOLBAR_JS)
+                assert not overlap(found["title"], found["toolbar"]), (
+                    f"{kind}: the tool bar covers the title"
+                )
     finally:
         page.close()
