@@ -49,16 +49,22 @@ def assert_no_refusal(explorer: Locator) -> None:
     assert ERROR_COLOUR not in html, f"the explorer refused: {status(explorer).inner_text()}"
 
 
+def first_explorer_after_run_all(page: Page, server: LabServer, path: str) -> Locator:
+    """Open the lesson, Run All as a learner does, and scroll to its first explorer."""
+    open_notebook(page, server, path)
+    run_all_cells(page)
+    explorer = page.locator(".snapshot-explorer").first
+    explorer.scroll_into_view_if_needed()
+    return explorer
+
+
 def test_lesson_00_start_a_snapshot_and_deliver_its_marker(
     jupyter_server: LabServer, browser_page: Page
 ) -> None:
     from playwright.sync_api import expect
 
     page = browser_page
-    open_notebook(page, jupyter_server, "notebooks/00_start_here.ipynb")
-    run_all_cells(page)
-    explorer = page.locator(".snapshot-explorer").first
-    explorer.scroll_into_view_if_needed()
+    explorer = first_explorer_after_run_all(page, jupyter_server, "notebooks/00_start_here.ipynb")
 
     button(explorer, "Start snapshot").click()  # "press Start snapshot"
     expect(status(explorer)).to_contain_text("did: snapshot")
@@ -81,10 +87,8 @@ def test_lesson_02_step_act_then_play_to_the_end(
     from playwright.sync_api import expect
 
     page = browser_page
-    open_notebook(page, jupyter_server, "notebooks/02_chandy_lamport.ipynb")
-    run_all_cells(page)
-    explorer = page.locator(".snapshot-explorer").first
-    explorer.scroll_into_view_if_needed()
+    lesson = "notebooks/02_chandy_lamport.ipynb"
+    explorer = first_explorer_after_run_all(page, jupyter_server, lesson)
 
     for _ in range(4):  # "press Step"
         button(explorer, "Step").click()
