@@ -4,9 +4,9 @@ The variant is a number that seeds the exercise's executions. The grader derives
 from the id in the submission (or, if there is none, from the submission's file name),
 so two learners get different runs and cannot share answers.
 
->>> variant_of("01_is_this_cut_consistent", "ada") == variant_of("01_is_this_cut_consistent", " Ada ")
+>>> variant_of("01_cuts", "ada") == variant_of("01_cuts", " Ada ")
 True
->>> variant_of("01_is_this_cut_consistent", "ada") != variant_of("01_is_this_cut_consistent", "bob")
+>>> variant_of("01_cuts", "ada") != variant_of("01_cuts", "bob")
 True
 """
 
@@ -37,7 +37,7 @@ def learner_variant(exercise: str, learner_id: object) -> int:
     """The variant for the id a learner typed into the notebook; a clear error if blank."""
     if not isinstance(learner_id, str) or not normalised_id(learner_id):
         raise MissingLearnerId(
-            "enter your id in the cell above (learner_id = \"...\", the id your course gave "
+            'enter your id in the cell above (learner_id = "...", the id your course gave '
             "you, e.g. your login), then run this cell again: your runs are made from it, "
             "and the grader makes the same runs from the id in your submission"
         )

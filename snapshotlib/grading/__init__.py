@@ -1,15 +1,22 @@
-"""Grade a folder of submitted notebooks with ``otter run`` (no Docker), each in its own
-scratch directory, child process, time limit and memory limit.
+"""Grade a folder of submitted notebooks: each submission runs in a sandbox of its own,
+and the tests judge its answers from outside, as data (see :mod:`.runner`).
 
-Only the standard library is imported here; otter runs in the child processes and plotly
-is imported by :func:`write_html_report` only.
+Only the standard library is imported here; otter-grader's test classes are imported
+when grading starts, and plotly by :func:`write_html_report` only.
 """
 
 from __future__ import annotations
 
 from .gradebook import Gradebook, SubmissionResult, TestScore
 from .report import text_report, write_html_report
-from .runner import CONTAINMENT, GradingError, autograder_tests, grade, grade_one
+from .runner import (
+    CONTAINMENT,
+    GradingError,
+    autograder_tests,
+    containment_warning,
+    grade,
+    grade_one,
+)
 
 __all__ = [
     "CONTAINMENT",
@@ -18,6 +25,7 @@ __all__ = [
     "SubmissionResult",
     "TestScore",
     "autograder_tests",
+    "containment_warning",
     "grade",
     "grade_one",
     "text_report",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 #: statuses a submission can end with
-STATUSES = ("ok", "timeout", "memory", "cpu-limit", "crashed")
+STATUSES = ("ok", "timeout", "memory", "cpu-limit", "crashed", "invalid")
 
 
 @dataclass(frozen=True)
@@ -23,13 +23,13 @@ class TestScore:
 class SubmissionResult:
     """How one submission was graded.
 
-    ``status`` is ``"ok"`` when otter finished and wrote its results; otherwise
-    ``"timeout"`` (the wall-clock limit was hit and the process group killed),
-    ``"memory"``, ``"cpu-limit"`` or ``"crashed"``, and every test scores 0: otter runs
-    the tests in the submission's kernel after the last cell, so a run that did not
-    finish has no finished test. ``cell_timeouts`` counts cells interrupted by the
-    per-cell limit (the run went on, so the other questions are graded). ``detail``
-    is the tail of the grader's output when something went wrong.
+    ``status`` is ``"ok"`` when the submission's cells ran and its answers were judged;
+    otherwise ``"timeout"`` (the wall-clock backstop was hit), ``"memory"``,
+    ``"cpu-limit"`` (its CPU seconds were used up), ``"crashed"`` (its process ended
+    before its answers could be read) or ``"invalid"`` (not a notebook), and every test
+    scores 0. ``cell_timeouts`` counts cells interrupted by the per-cell CPU limit (the
+    run went on, so the other questions are graded). ``detail`` says what went wrong,
+    and which answers were refused and why.
     """
 
     submission: str
