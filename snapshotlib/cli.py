@@ -176,14 +176,25 @@ def _find_autograder(exercise: str) -> tuple[str, Path]:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from .grading import GradingError, grade, text_report, write_html_report
+    from .grading import (
+        GradingError,
+        containment_warning,
+        grade,
+        text_report,
+        write_html_report,
+    )
 
     folder = Path(args.submissions)
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such folder")
-    if args.timeout <= 0 or args.memory_mb < 256:
-        raise UsageError("--timeout must be > 0 and --memory-mb at least 256")
+    if args.timeout <= 0 or args.cpu_seconds <= 0 or args.memory_mb < 256:
+        raise UsageError("--timeout and --cpu-seconds must be > 0, --memory-mb at least 256")
     name, zipped = _find_autograder(args.exercise)
+    warning = containment_warning()
+    if warning:
+        print(warning, file=sys.stderr)
+    limits = {"timeout": args.timeout, "cpu_seconds": args.cpu_seconds,
+              "memory_mb": args.memory_mb}  # fmt: skip
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     written = str(out)
@@ -191,12 +202,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
         if args.spark or args.master:  # a Spark task per submission, CSV and Parquet
             on_spark = _spark_part("grading", True)
             book = _started(lambda: on_spark.grade_on_spark(
-                folder, name, out, autograder=zipped, timeout=args.timeout,
-                memory_mb=args.memory_mb, master=args.master))  # fmt: skip
+                folder, name, out, autograder=zipped, master=args.master, **limits))  # fmt: skip
             written = f"{out}, {on_spark.parquet_path(out)}"
         else:
-            book = grade(folder, name, out, autograder=zipped, timeout=args.timeout,
-                         memory_mb=args.memory_mb, jobs=args.jobs)  # fmt: skip
+            book = grade(folder, name, out, autograder=zipped, jobs=args.jobs, **limits)
     except GradingError as e:
         raise UsageError(str(e)) from None
     print(text_report(book))
@@ -351,11 +360,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=".", help="folder for the .snap files (default: .)")
     p.set_defaults(func=cmd_cos418)
 
-    p = sub.add_parser("grade", help="grade a folder of submitted notebooks with otter run")
+    p = sub.add_parser("grade", help="grade a folder of submitted notebooks, each in a "
+                       "sandbox, judged from outside")  # fmt: skip
     p.add_argument("submissions", help="folder of submitted .ipynb files")
     p.add_argument("--exercise", required=True, help="exercise number (1) or name")
     p.add_argument("--out", required=True, help="gradebook CSV; the HTML report goes next to it")
-    p.add_argument("--timeout", type=float, default=300, help="seconds per submission (300)")
+    p.add_argument("--cpu-seconds", type=int, default=300,
+                   help="CPU seconds for all of a submission's work (300)")  # fmt: skip
+    p.add_argument("--timeout", type=float, default=900,
+                   help="wall-clock backstop per submission, in seconds (900)")  # fmt: skip
     p.add_argument("--memory-mb", type=int, default=2048, help="memory per process (2048)")
     p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (1)")
     p.add_argument("--spark", action="store_true",

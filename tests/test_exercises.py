@@ -49,11 +49,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]
 
 
 def graded_scores(notebook: Path, autograder: Path) -> dict[str, float]:
-    """Grade ``notebook`` as ``snapshotlib grade`` does (``otter run``, no Docker, hidden
-    tests sealed while its cells run); score per question."""
+    """Grade ``notebook`` as ``snapshotlib grade`` does (its cells in a sandbox, every test
+    in the grader's own process on its answers as data); score per question."""
     from snapshotlib.grading.runner import grade_one
 
-    result = grade_one(notebook, autograder, timeout=240)
+    result = grade_one(notebook, autograder)
     assert result.status == "ok", result.detail
     return {t.test: t.score for t in result.scores}
 
@@ -137,7 +137,19 @@ def expected(name: str) -> dict[str, Any]:
     return json.loads((SOLUTIONS / f"{name}.expected.json").read_text())  # type: ignore[no-any-return]
 
 
+def learner_id_cell(name: str) -> str | None:
+    """The solution's ``learner_id = ...`` cell, if the exercise has variants."""
+    nb = json.loads((SOLUTIONS / f"{name}.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    return next((c for c in cells if c.startswith("learner_id")), None)
+
+
 def fill_in(exercise: Path, answers: dict[str, str], out: Path) -> Path:
+    """The exercise with answer cells replaced and the solution's learner id (so that the
+    answers are for the solution's variant)."""
+    given = learner_id_cell(exercise.stem)
+    if given is not None:
+        answers = {"learner_id": given, **answers}
     nb = json.loads(exercise.read_text())
     used = set()
     for cell in nb["cells"]:
@@ -158,3 +170,19 @@ def test_wrong_submission_gets_partial_credit(
     wrong = expected(name)["wrong_submission"]
     submission = fill_in(EXERCISES / f"{name}.ipynb", wrong["answers"], tmp_path / f"{name}.ipynb")
     assert graded_scores(submission, built[name]["zip"]) == wrong["scores"]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if learner_id_cell(n) is not None])
+def test_answers_of_another_learner_do_not_score(
+    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    """Each learner's variant has runs of its own: the solution's answers, submitted under
+    another learner's id, lose marks (the grader derives the variant from the id)."""
+    nb = json.loads(built[name]["solution"].read_text())
+    for cell in nb["cells"]:
+        if "".join(cell["source"]).startswith("learner_id"):
+            cell["source"] = 'learner_id = "another-learner"'
+    other = tmp_path / f"{name}.ipynb"
+    other.write_text(json.dumps(nb))
+    scores = graded_scores(other, built[name]["zip"])
+    assert sum(scores.values()) < sum(expected(name)["full_marks"].values())
