@@ -355,7 +355,7 @@ def judge(
             ran = sandbox.receive(settings.wall)
             described = sandbox.ask(
                 {"op": "describe", "names": [*names, "learner_id"]}, max(60.0, settings.call_cpu)
-            )["answers"]
+            ).get("answers")
             if not isinstance(described, dict):
                 raise SandboxGone("the submission's process sent a malformed description")
         except SandboxGone:

@@ -46,7 +46,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {"$tuple": [encode(v, d) for v in value]}
     if isinstance(value, (set, frozenset)):
         items = [encode(v, d) for v in value]
-        return {"$set": sorted(items, key=lambda x: json.dumps(x, sort_keys=True))}
+        tag = "$set" if isinstance(value, set) else "$frozenset"
+        return {tag: sorted(items, key=lambda x: json.dumps(x, sort_keys=True))}
     if isinstance(value, dict):
         if all(isinstance(k, str) for k in value) and not any(k.startswith("$") for k in value):
             return {k: encode(v, d) for k, v in value.items()}
@@ -85,6 +86,8 @@ def decode(data: Any, _depth: int = 0) -> Any:
                 return tuple(decode(v, d) for v in body)
             if tag == "$set":
                 return {decode(v, d) for v in body}
+            if tag == "$frozenset":
+                return frozenset(decode(v, d) for v in body)
             if tag == "$dict":
                 return {decode(k, d): decode(v, d) for k, v in body}
             if tag == "$trace":

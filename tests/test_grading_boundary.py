@@ -1,0 +1,100 @@
+"""The grader's boundary, piece by piece: plain data across it, delegation found in a
+submission's code, what the sandbox says it cannot contain without root, variants."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from snapshotlib.course.variants import MissingLearnerId, learner_variant, variant_of
+from snapshotlib.grading import containment_warning
+from snapshotlib.grading.judge import static_refusals
+from snapshotlib.grading.wire import WireError, dumps, loads, roundtrip
+from snapshotlib.workloads import random_execution, random_strongly_connected
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=8),
+    st.floats(allow_nan=False),
+)  # fmt: skip
+hashable = st.recursive(scalars, lambda inner: st.tuples(inner, inner), max_leaves=4)
+plain = st.recursive(
+    st.one_of(scalars, hashable),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.text(max_size=5), inner, max_size=4),
+        st.dictionaries(st.integers(), inner, max_size=3),
+        st.frozensets(hashable, max_size=4),
+    ),
+    max_leaves=12,
+)
+
+
+@given(plain)
+def test_plain_data_crosses_the_boundary_unchanged(value: object) -> None:
+    assert roundtrip(value) == value
+    assert type(roundtrip(value)) is type(value)
+
+
+def test_non_finite_numbers_cross_as_what_they_are() -> None:
+    got = roundtrip([float("nan"), float("inf"), -float("inf"), 2**80])
+    assert math.isnan(got[0]) and got[1:] == [float("inf"), -float("inf"), 2**80]
+
+
+def test_a_trace_crosses_whole() -> None:
+    sim = random_execution(random_strongly_connected(3, seed=4), seed=4, n_actions=25)
+    trace = roundtrip(sim.trace)
+    assert trace.actions == sim.trace.actions and trace.messages == sim.trace.messages
+    assert trace.process_actions("P2") == sim.trace.process_actions("P2")
+
+
+@pytest.mark.parametrize("value", [object(), print, type, {1: object()}, [lambda: 1]])
+def test_anything_else_is_refused_and_named(value: object) -> None:
+    with pytest.raises(WireError, match="is not plain data"):
+        dumps(value)
+
+
+@pytest.mark.parametrize(
+    "text", [b"{", b'{"$tuple": 3}', b'{"$trace": {"actions": [[1]]}}', b"[" * 100 + b"]" * 100]
+)
+def test_malformed_data_from_a_sandbox_is_a_wire_error(text: bytes) -> None:
+    with pytest.raises(WireError):
+        loads(text)
+
+
+def test_delegation_is_found_in_imports_names_and_attributes() -> None:
+    refuse = {"offending_message": ("snapshotlib.checks.cut:check_frontier",),
+              "MarkerRules": ("snapshotlib.algorithms.chandy_lamport:ChandyLamport",)}  # fmt: skip
+    assert static_refusals(["from snapshotlib.checks import check_frontier as cf"], refuse) == {
+        "offending_message": "snapshotlib.checks.cut:check_frontier"
+    }
+    assert static_refusals(["import snapshotlib\nsnapshotlib.checks.check_frontier"], refuse)
+    assert "MarkerRules" in static_refusals(["class MarkerRules(ChandyLamport): pass"], refuse)
+    # comments, strings and IPython syntax are not code that uses the engine
+    assert static_refusals(["# check_frontier would do it", "'ChandyLamport'", "%time 1"],
+                           refuse) == {}  # fmt: skip
+
+
+def test_without_root_the_grader_says_what_it_cannot_contain(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    warning = containment_warning()
+    assert "NOT contained" in warning
+    for what in ("tmpfs", "IPC", "network", "user id"):
+        assert what in warning, what
+
+
+def test_each_learner_has_a_variant_of_their_own() -> None:
+    ids = [f"learner{i}" for i in range(200)]
+    variants = {variant_of("03_predict_the_snapshot", i) for i in ids}
+    assert len(variants) == len(ids)
+    assert variant_of("01_x", "ada") != variant_of("03_x", "ada")  # per exercise, too
+    assert learner_variant("01_x", " Ada ") == variant_of("01_x", "ada")
+    for blank in ("", "   ", None, 3):
+        with pytest.raises(MissingLearnerId, match="enter your id"):
+            learner_variant("01_x", blank)
