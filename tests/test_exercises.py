@@ -1,6 +1,6 @@
 """The graded exercises: exercises/ is generated from solutions/, leaks nothing, grades right.
 
-Each check runs ``otter assign`` or ``otter run`` (a few seconds each), so the module is
+Each check runs ``otter assign`` or the grader (a few seconds each), so the module is
 marked slow. Without otter-grader (the ``grading`` extra) it is skipped locally and
 fails under CI, which must not skip.
 """

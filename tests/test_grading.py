@@ -264,6 +264,25 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ),
     )
     notebooks["kernel_death"] = fill_in(exercise, hostile("import os\nos._exit(1)"))
+    # the engine's own check, called openly and behind a name built at run time
+    notebooks["delegator"] = fill_in(
+        exercise,
+        hostile(
+            "from snapshotlib.checks import check_frontier\n\n"
+            "def offending_message(trace, frontier):\n"
+            "    return None if check_frontier(trace, frontier).ok else 'x'\n"
+        ),
+    )
+    notebooks["hidden_delegator"] = fill_in(
+        exercise,
+        hostile(
+            "import importlib\n"
+            "checks = importlib.import_module('snapshotlib.' + 'checks')\n"
+            "judge = getattr(checks, 'check_' + 'front' + 'ier')\n\n"
+            "def offending_message(trace, frontier):\n"
+            "    return None if judge(trace, frontier).ok else 'x'\n"
+        ),
+    )
     with unpickling_listeners(work) as ctx:
         ctx["solution_q1"] = solution_q1
         notebooks.update(attacks(exercise, ctx))
@@ -378,6 +397,16 @@ def test_an_attack_scores_what_its_answers_earn(graded: dict[str, Any], name: st
     assert scores(graded, name) == stub
 
 
+@pytest.mark.parametrize("name", ["delegator", "hidden_delegator"])
+def test_an_answer_that_delegates_to_the_engine_is_refused(
+    graded: dict[str, Any], name: str
+) -> None:
+    result = graded["book"].by_submission()[f"{name}.ipynb"]
+    assert result.status == "ok", result.detail
+    assert scores(graded, name) == {"q1": 0.0, "q2": WRONG["scores"]["q2"]}
+    assert "check_frontier" in result.detail and "scores 0" in result.detail, result.detail
+
+
 def test_a_score_is_always_a_finite_number(graded: dict[str, Any]) -> None:
     import math
 
@@ -406,12 +435,18 @@ def test_the_scratch_folder_and_open_files_are_limited(graded: dict[str, Any]) -
         pytest.skip("the scratch folder's size is limited only as root")
 
 
+def ipc_keys_left() -> set[int]:
+    """System V objects (shared memory, queues, semaphores) with the ipc attack's keys."""
+    keys = set()
+    for kind in ("shm", "msg", "sem"):
+        for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
+            keys.add(int(line.split()[0]))
+    return keys & set(range(0x5EED0, 0x5EED4))
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="IPC namespaces need root")
 def test_no_ipc_object_outlives_a_submission(graded: dict[str, Any]) -> None:
-    for kind in ("shm", "msg", "sem"):
-        lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
-        keys = {int(line.split()[0]) for line in lines}
-        assert not keys & set(range(0x5EED0, 0x5EED4)), (kind, lines)
+    assert ipc_keys_left() == set()
 
 
 def test_a_dead_kernel_scores_nothing_and_says_why(graded: dict[str, Any]) -> None:

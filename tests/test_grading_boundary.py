@@ -66,17 +66,24 @@ def test_malformed_data_from_a_sandbox_is_a_wire_error(text: bytes) -> None:
         loads(text)
 
 
-def test_delegation_is_found_in_imports_names_and_attributes() -> None:
+def test_delegation_is_found_in_the_cells_that_define_an_answer() -> None:
     refuse = {"offending_message": ("snapshotlib.checks.cut:check_frontier",),
               "MarkerRules": ("snapshotlib.algorithms.chandy_lamport:ChandyLamport",)}  # fmt: skip
-    assert static_refusals(["from snapshotlib.checks import check_frontier as cf"], refuse) == {
-        "offending_message": "snapshotlib.checks.cut:check_frontier"
-    }
-    assert static_refusals(["import snapshotlib\nsnapshotlib.checks.check_frontier"], refuse)
+    wrapper = "def offending_message(t, f):\n    return cf(t, f)"
+    assert static_refusals(
+        ["from snapshotlib.checks import check_frontier as cf\n" + wrapper], refuse
+    ) == {"offending_message": "snapshotlib.checks.cut:check_frontier"}
+    assert static_refusals(
+        ["import snapshotlib\noffending_message = snapshotlib.checks.check_frontier"], refuse
+    )
     assert "MarkerRules" in static_refusals(["class MarkerRules(ChandyLamport): pass"], refuse)
-    # comments, strings and IPython syntax are not code that uses the engine
-    assert static_refusals(["# check_frontier would do it", "'ChandyLamport'", "%time 1"],
-                           refuse) == {}  # fmt: skip
+    # trying the engine's version in a cell of its own is allowed (a call from the
+    # answer is caught while it runs); comments, strings and magics are not code
+    assert static_refusals(["from snapshotlib.checks import check_frontier", wrapper], refuse) == {}
+    commented = (
+        "def offending_message(t, f):\n    # check_frontier would do it\n    'ChandyLamport'"
+    )
+    assert static_refusals([commented, "%time 1"], refuse) == {}
 
 
 def test_without_root_the_grader_says_what_it_cannot_contain(

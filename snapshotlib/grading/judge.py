@@ -97,23 +97,47 @@ def _final_names(targets: list[str]) -> dict[str, str]:
     return {t.rpartition(":")[2].rpartition(".")[2]: t for t in targets}
 
 
-def static_refusals(cells: list[str], refuse: dict[str, tuple[str, ...]]) -> dict[str, str]:
-    """Answer name -> the refused engine name the submission's code mentions."""
+def _defines(tree: ast.AST, name: str) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                return True
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+    return False
+
+
+def _mentions(tree: ast.AST) -> set[str]:
     used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            used.add(node.attr)
+        elif isinstance(node, ast.alias):
+            used.add(node.name.rpartition(".")[2])
+    return used
+
+
+def static_refusals(cells: list[str], refuse: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """Answer name -> the refused engine name that a cell defining the answer mentions.
+
+    Only the cells that define an answer count (a learner may try the engine's version
+    elsewhere); a call made from another cell is caught while the answer runs."""
+    trees = []
     for source in cells:
         try:
-            tree = ast.parse(source)
+            trees.append(ast.parse(source))
         except SyntaxError:
             continue  # IPython syntax (magics): the sandbox reports the cell
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name):
-                used.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                used.add(node.attr)
-            elif isinstance(node, ast.alias):
-                used.add(node.name.rpartition(".")[2])
     found = {}
     for answer, targets in refuse.items():
+        used: set[str] = set()
+        for tree in trees:
+            if _defines(tree, answer):
+                used |= _mentions(tree)
         for name, target in _final_names(list(targets)).items():
             if name in used:
                 found[answer] = target
