@@ -1,8 +1,9 @@
 """`snapshotlib grade --spark`: a Spark task per submission (local[2]), graded with the local
-grader's limits and containment; the same gradebook as the local grader, as CSV and Parquet;
+grader's limits and sandbox; the same gradebook as the local grader, as CSV and Parquet;
+the attacks on the grader score what their answers earn beside the honest solution, and
 hostile submissions and a lost worker cost only their own submission.
 
-Runs ``otter run`` a dozen times (two at a time, about ten seconds each), so the module is
+Grades two dozen submissions, some of which run into their CPU limits, so the module is
 marked slow. Without otter-grader, pyspark or Java it is skipped locally and fails under CI.
 """
 
@@ -21,7 +22,14 @@ from typing import Any
 import pytest
 from spark_support import need
 from support import make_exercises_tool, require_otter
-from test_grading import STUB, attacks, unpickling_listeners, with_learner_id
+from test_grading import (
+    STUB,
+    attacks,
+    ipc_keys_left,
+    submission_processes,
+    unpickling_listeners,
+    with_learner_id,
+)
 
 from snapshotlib.cli import main
 from snapshotlib.grading import GradingError, grade
@@ -308,21 +316,12 @@ def test_the_grading_of_a_lost_task_still_ends_within_its_limits(lost: dict[str,
     assert supervisor_ended(lost)
 
 
-def test_no_process_of_a_submission_outlives_it(lost: dict[str, Any], on_spark: Any) -> None:
-    from snapshotlib.grading.runner import _UID_BASE
-
+def test_nothing_of_a_submission_outlives_it(lost: dict[str, Any], on_spark: Any) -> None:
     if os.geteuid() != 0:
-        pytest.skip("submissions get their own user id only as root")
+        pytest.skip("submissions get their own user id and namespaces only as root")
     assert supervisor_ended(lost)
-    left = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
-        except (OSError, ValueError):
-            continue
-        if int(fields["Uid"].split()[0]) >= _UID_BASE and fields["State"].split()[0] != "Z":
-            left.append(int(status.parent.name))
-    assert left == []
+    assert submission_processes() == []
+    assert ipc_keys_left() == set()
 
 
 def test_cli_rejects_a_master_that_is_not_a_spark_url(
