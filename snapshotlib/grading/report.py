@@ -15,6 +15,10 @@ def text_report(book: Gradebook) -> str:
         note = f" ({r.cell_timeouts} cell(s) interrupted)" if r.cell_timeouts else ""
         lines.append(f"  {r.submission:<{width}}  {r.total:6.2f} / {r.possible:<6.2f} "
                      f"{r.status}{note}  [{r.seconds:.1f}s]")  # fmt: skip
+    notes = [(r.submission, line) for r in book.results for line in r.detail.splitlines()[:4]]
+    if notes:  # refusals, the learner id used, what stopped a submission
+        lines += ["", "  notes:"]
+        lines += [f"    {sub}: {line[:150]}" for sub, line in notes if line.strip()]
     lines += ["", f"  {'question':<10} {'mean':>7} {'min':>7} {'max':>7} {'of':>7}"]
     for test, s in book.question_stats().items():
         lines.append(f"  {test:<10} {s['mean']:7.2f} {s['min']:7.2f} {s['max']:7.2f} "

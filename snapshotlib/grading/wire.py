@@ -9,7 +9,7 @@ were; anything else is refused with :class:`WireError`, naming what it was.
 {'P1': 2, 'pair': ('a', 'b'), 'seen': {1, 3}}
 >>> roundtrip(object())  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-snapshotlib.grading.wire.WireError: a object is not plain data (give numbers, ...)
+snapshotlib.grading.wire.WireError: 'object' is not plain data (give numbers, ...)
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
             "received_by": list(value.received_by),
         }}  # fmt: skip
     raise WireError(
-        f"a {type(value).__name__} is not plain data "
+        f"{type(value).__name__!r} is not plain data "
         "(give numbers, strings, lists, tuples, sets or dicts)"
     )
 
