@@ -1,0 +1,227 @@
+"""Exercise 2, *Implement the marker rules*: the driver that runs a learner's class on a
+recipe, and the comparison of its report with the engine's.
+
+A **recipe** is plain data that says which run to make:
+
+* ``{"scenario": "worked-example"}`` or ``{"scenario": "token-ring"}``: a scenario of
+  the course (``examples/scenarios``), its steps played under the class;
+* ``{"processes": 4, "extra": 2, "network_seed": 1, "seed": 7, "n_actions": 40,
+  "snapshots": 1, "initiators": 2, "spread": 3}``: a random strongly connected network
+  and a random run on it (:func:`snapshotlib.workloads.random_execution`), with
+  ``snapshots`` snapshot ids started by ``initiators`` processes each.
+
+:func:`run_recipe` runs a recipe under an algorithm class and returns a **report**, plain
+data only::
+
+    {"error": None,             # or what stopped the run, as text
+     "markers": 7,              # control messages sent in all
+     "snapshots": {"s1": {"complete": True, "initiators": ["P2"],
+                          "processes": {"P1": {"events": ["P1.1"], "state": 3}, ...},
+                          "channels": {"P1->P2": ["P1.2"], ...},   # message labels
+                          "pending": [],                            # still recording
+                          "markers": 7}}}
+
+The hidden tests run the same recipe under the engine's own algorithm (in the grader's
+process) and compare: :func:`difference` says, with a hint, where a report departs from
+the engine's.
+
+>>> from snapshotlib.algorithms.chandy_lamport import ChandyLamport
+>>> report = run_recipe(ChandyLamport, {"scenario": "token-ring"})
+>>> report["snapshots"]["s1"]["channels"]["P1->P2"], report["markers"]
+(['pass1'], 3)
+>>> difference(report, report, "the token ring") is None
+True
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+NAME = "02_marker_rules"
+VARIANT = False
+REFUSE: dict[str, tuple[str, ...]] = {
+    "MarkerRules": (
+        "snapshotlib.algorithms.chandy_lamport:ChandyLamport",
+        "snapshotlib.algorithms.lai_yang:LaiYang",
+    ),
+}
+
+#: a run that sends more markers than this has markers causing markers: it is stopped
+MAX_MARKERS = 2000
+
+DRIVER = f"{__name__}:run_recipe"
+
+_FIRST_MARKER = (
+    "on its first marker (the process is not yet in record.red_from) a process records, "
+    "as an initiator does: call self.record_and_send_markers"
+)
+
+
+class TooManyMarkers(RuntimeError):
+    """The run kept sending markers."""
+
+
+def _where(e: BaseException) -> str:
+    """Where in the learner's code ``e`` was raised, if it was."""
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "snapshotlib" not in f.filename]
+    if not frames:
+        return ""
+    f = frames[-1]
+    return f" (in {f.name}: {f.line})" if f.line else f" (in {f.name})"
+
+
+def _capped(answer_class: Any) -> Any:
+    class Capped(answer_class):  # type: ignore[misc,valid-type]
+        def on_control(self, *args: Any) -> None:
+            self._markers_seen = getattr(self, "_markers_seen", 0) + 1
+            if self._markers_seen > MAX_MARKERS:
+                raise TooManyMarkers(f"more than {MAX_MARKERS} markers in one run")
+            super().on_control(*args)
+
+    Capped.__name__ = Capped.__qualname__ = getattr(answer_class, "__name__", "Capped")
+    return Capped
+
+
+def _simulate(algorithm: Any, recipe: dict[str, Any]) -> Any:
+    from ...workloads import max_extra_edges, random_execution, random_strongly_connected
+
+    if "scenario" in recipe:
+        import json
+
+        from ...formats.scenario import parse_scenario
+        from ..lesson_03 import SCENARIOS
+        from ..lesson_05 import run_with
+
+        path = SCENARIOS / f"{recipe['scenario']}.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        # Parsing checks the scenario on a simulator of its own algorithm; name one that is
+        # not the marker algorithm, which a learner's class may not use (the grader watches).
+        data["algorithm"] = {"name": "clock", "at": 0}
+        return run_with(parse_scenario(data, source=path.name), algorithm)
+    n = int(recipe["processes"])
+    net = random_strongly_connected(
+        n, extra_edges=min(int(recipe.get("extra", 0)), max_extra_edges(n)),
+        seed=int(recipe.get("network_seed", 0)),
+    )  # fmt: skip
+    return random_execution(
+        net,
+        seed=int(recipe["seed"]),
+        n_actions=int(recipe.get("n_actions", 40)),
+        snapshots=int(recipe.get("snapshots", 1)),
+        initiators_per_snapshot=min(int(recipe.get("initiators", 1)), n),
+        spread=recipe.get("spread"),
+        algorithm=algorithm,
+    )
+
+
+def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
+    """Run ``recipe`` (see the module's docstring) under a fresh ``answer_class()``; the
+    report, with what stopped the run in ``"error"`` (the run is cut short after
+    :data:`MAX_MARKERS` markers)."""
+    report: dict[str, Any] = {"error": None, "markers": 0, "snapshots": {}}
+    if not isinstance(answer_class, type):
+        report["error"] = f"{answer_class!r} is not a class"
+        return report
+    try:
+        sim = _simulate(_capped(answer_class)(), recipe)
+    except Exception as e:
+        report["error"] = f"{type(e).__name__}: {e}{_where(e)}"
+        return report
+    trace = sim.trace
+    report["markers"] = sum(1 for m in trace.messages if m.kind != "app")
+    for sid, snap in sorted(sim.snapshots().items()):
+        report["snapshots"][sid] = {
+            "complete": snap.complete,
+            "initiators": list(snap.initiators),
+            "processes": {
+                p: {"events": list(r.events), "state": sim.app.describe(r.state, r.events)}
+                for p, r in snap.processes.items()
+            },
+            "channels": {name: [m.label for m in msgs] for name, msgs in snap.channels.items()},
+            "pending": list(snap.pending_channels),
+            "markers": sum(1 for m in trace.messages if m.kind != "app" and m.tag == sid),
+        }
+    return report
+
+
+def _error_hint(error: str) -> str:
+    if error.startswith("TooManyMarkers"):
+        return (
+            "markers keep causing more markers. Hint: a process records and sends its "
+            "markers on its first marker only"
+        )
+    if error.startswith("ScenarioError"):
+        return (
+            "the scenario delivers the markers a process sends when it records. Hint: "
+            + _FIRST_MARKER
+        )
+    return (
+        "Hint: every marker belongs to the snapshot self.sim.trace.messages[message].tag, "
+        "whose record is self.records[snapshot_id]"
+    )
+
+
+def difference(
+    got: dict[str, Any], want: dict[str, Any], what: str, only: str | None = None
+) -> str | None:
+    """Where report ``got`` departs from ``want`` (the engine's, for the same recipe), with
+    a hint; None when they agree. ``only="processes"`` compares only who recorded when,
+    ``only="channels"`` only the channels' states and completion."""
+    if got.get("error"):
+        return f"{what}: the run stopped: {got['error']}; {_error_hint(got['error'])}"
+    mine, theirs = got.get("snapshots", {}), want["snapshots"]
+    for sid, snap in theirs.items():
+        if sid not in mine:
+            return f"{what}: snapshot {sid} was never recorded. Hint: {_FIRST_MARKER}"
+        have = mine[sid]
+        for p, part in snap["processes"].items() if only != "channels" else ():
+            if p not in have["processes"]:
+                return (
+                    f"{what}, snapshot {sid}: {p} never recorded its state. Hint: {_FIRST_MARKER}"
+                )
+            events = have["processes"][p]["events"]
+            if events != part["events"]:
+                return (
+                    f"{what}, snapshot {sid}: {p} recorded after {', '.join(events) or 'no event'}"
+                    f", but it records after {', '.join(part['events']) or 'no event'} (at its "
+                    "first marker). Hint: a process records on its first marker only; a later "
+                    "marker must not record it again"
+                )
+        if only == "processes":
+            continue
+        if have["pending"] and not snap["pending"]:
+            return (
+                f"{what}, snapshot {sid}: channel(s) {', '.join(have['pending'])} are still being"
+                " recorded after every marker arrived. Hint: every marker closes its channel for"
+                " its snapshot: add it to record.closed, on the first marker as on a later one"
+            )
+        for name, labels in snap["channels"].items():
+            recorded = have["channels"].get(name)
+            if recorded is None:
+                return f"{what}, snapshot {sid}: channel {name} was never recorded"
+            if recorded != labels:
+                extra = [m for m in recorded if m not in labels]
+                why = (
+                    f"{', '.join(extra)} arrived after the marker on {name}"
+                    if extra
+                    else f"{', '.join(m for m in labels if m not in recorded)} was in transit"
+                )
+                return (
+                    f"{what}, snapshot {sid}: channel {name} recorded {recorded}, but it holds "
+                    f"{labels} ({why}). Hint: a message accepted on a channel goes to every list"
+                    " in self.recording[channel]; the marker's channel stops recording (for its"
+                    " snapshot only) when the marker arrives"
+                )
+        if have["markers"] != snap["markers"]:
+            return (
+                f"{what}, snapshot {sid}: {have['markers']} markers sent, but one per channel "
+                f"makes {snap['markers']}. Hint: a process sends its markers once per snapshot, "
+                "when it records"
+            )
+        if have["complete"] != snap["complete"]:
+            return f"{what}, snapshot {sid}: complete is {have['complete']}, not {snap['complete']}"
+    extra = sorted(set(mine) - set(theirs))
+    if extra and only is None:
+        return f"{what}: snapshot(s) {', '.join(extra)} were recorded but never started"
+    return None
