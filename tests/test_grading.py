@@ -29,7 +29,7 @@ NAME = "01_is_this_cut_consistent"
 SOLUTION = ROOT / "solutions" / f"{NAME}.ipynb"
 EXPECTED = json.loads((ROOT / "solutions" / f"{NAME}.expected.json").read_text())
 WRONG = EXPECTED["wrong_submission"]
-Q1, Q2 = "def offending_message", "smallest_cut_with_c3"
+Q1, Q2 = list(WRONG["answers"])  # the answer cells of q1 and q2, by how they start
 
 pytestmark = pytest.mark.slow
 
@@ -293,8 +293,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         # Two at a time on two cores. The limits are CPU seconds (a loaded machine does
         # not make a fair submission use more), and a wall-clock backstop far beyond what
         # a fair submission needs even on a slow machine.
-        book = grade(subs, NAME, out, autograder=zipped, cpu_seconds=60, cell_cpu=10,
-                     timeout=120, memory_mb=1536, jobs=2, workdir=work / "scratch")  # fmt: skip
+        book = grade(subs, NAME, out, autograder=zipped, cpu_seconds=20, cell_cpu=5,
+                     timeout=60, memory_mb=1536, jobs=2, workdir=work / "scratch")  # fmt: skip
         received = list(ctx["received"])
     return {"book": book, "csv": out, "sentinel": sentinel, "outside": outside,
             "subs": subs, "before": before, "received": received,

@@ -42,10 +42,10 @@ NAME = "01_is_this_cut_consistent"
 SOLUTION = ROOT / "solutions" / f"{NAME}.ipynb"
 EXPECTED = json.loads((ROOT / "solutions" / f"{NAME}.expected.json").read_text())
 WRONG = EXPECTED["wrong_submission"]
-Q1, Q2 = "def offending_message", "smallest_cut_with_c3"
+Q1, Q2 = list(WRONG["answers"])  # the answer cells of q1 and q2, by how they start
 # CPU limits for work (a busy machine slows a fair submission down but does not make it
 # use more CPU time), and a wall-clock backstop far beyond what a fair one needs.
-LIMITS = {"cpu_seconds": 60, "cell_cpu": 10, "timeout": 600, "memory_mb": 1536}
+LIMITS = {"cpu_seconds": 20, "cell_cpu": 5, "timeout": 600, "memory_mb": 1536}
 #: the submission whose Spark worker the test kills while it is graded
 DOOMED_MARK = "doomed-submission-runs"
 DOOMED = (
