@@ -35,8 +35,10 @@ True
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
+
+from .runs import capped as _capped
+from .runs import where as _where
 
 NAME = "02_marker_rules"
 VARIANT = False
@@ -47,40 +49,12 @@ REFUSE: dict[str, tuple[str, ...]] = {
     ),
 }
 
-#: a run that sends more markers than this has markers causing markers: it is stopped
-MAX_MARKERS = 2000
-
 DRIVER = f"{__name__}:run_recipe"
 
 _FIRST_MARKER = (
     "on its first marker (the process is not yet in record.red_from) a process records, "
     "as an initiator does: call self.record_and_send_markers"
 )
-
-
-class TooManyMarkers(RuntimeError):
-    """The run kept sending markers."""
-
-
-def _where(e: BaseException) -> str:
-    """Where in the learner's code ``e`` was raised, if it was."""
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if "snapshotlib" not in f.filename]
-    if not frames:
-        return ""
-    f = frames[-1]
-    return f" (in {f.name}: {f.line})" if f.line else f" (in {f.name})"
-
-
-def _capped(answer_class: Any) -> Any:
-    class Capped(answer_class):  # type: ignore[misc,valid-type]
-        def on_control(self, *args: Any) -> None:
-            self._markers_seen = getattr(self, "_markers_seen", 0) + 1
-            if self._markers_seen > MAX_MARKERS:
-                raise TooManyMarkers(f"more than {MAX_MARKERS} markers in one run")
-            super().on_control(*args)
-
-    Capped.__name__ = Capped.__qualname__ = getattr(answer_class, "__name__", "Capped")
-    return Capped
 
 
 def _simulate(algorithm: Any, recipe: dict[str, Any]) -> Any:
@@ -118,7 +92,7 @@ def _simulate(algorithm: Any, recipe: dict[str, Any]) -> Any:
 def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
     """Run ``recipe`` (see the module's docstring) under a fresh ``answer_class()``; the
     report, with what stopped the run in ``"error"`` (the run is cut short after
-    :data:`MAX_MARKERS` markers)."""
+    :data:`.runs.MAX_MARKERS` markers)."""
     report: dict[str, Any] = {"error": None, "markers": 0, "snapshots": {}}
     if not isinstance(answer_class, type):
         report["error"] = f"{answer_class!r} is not a class"

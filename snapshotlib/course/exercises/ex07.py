@@ -39,8 +39,9 @@ The tests run the same recipe under the engine's own class, in the grader's proc
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
+
+from .runs import where as _where
 
 NAME = "07_barrier_alignment"
 VARIANT = False
@@ -98,14 +99,6 @@ def _run(job: Any, recipe: dict[str, Any]) -> None:
 def _name(payload: Any) -> str:
     origin = getattr(payload, "origin", None)
     return f"{origin[0]}#{origin[1]}" if origin else str(payload)
-
-
-def _where(e: BaseException) -> str:
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if "snapshotlib" not in f.filename]
-    if not frames:
-        return ""
-    f = frames[-1]
-    return f" (in {f.name}: {f.line})" if f.line else f" (in {f.name})"
 
 
 def run_job(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
