@@ -21,6 +21,11 @@ VARIANTS = 1_000_000
 class MissingLearnerId(ValueError):
     """The notebook was run without the learner's id."""
 
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows these lines instead of a traceback: the learner made no
+        # programming error, so the message alone says what to do
+        return [f"Your id is missing: {self}"]
+
 
 def normalised_id(learner_id: str) -> str:
     """The id as the variant is derived from it: trimmed, lower case."""

@@ -47,18 +47,22 @@ def _lab_packages() -> None:
     require_modules("ipywidgets", "plotly", "anywidget", "networkx")
 
 
-def walk(page: Page, server: LabServer, path: str, impatient: bool = False) -> None:
-    """Open ``path``, Run All, and check what the page shows; screenshots on the way."""
-    page.add_init_script(DIALOG_WATCH_JS)
-    if not impatient:
-        open_notebook(page, server, path)
-    else:
-        page.goto(server.lab_url(path))
-        page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible")
-        # stopped early, before the kernel was there: the learner presses it again
-        with contextlib.suppress(AssertionError):
-            run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
-        wait_kernel_idle(page)
+def walk(
+    page: Page, server: LabServer, path: str, impatient: bool = False, opened: bool = False
+) -> None:
+    """Open ``path`` (unless ``opened``: it is the notebook on the page), Run All, and
+    check what the page shows; screenshots on the way."""
+    if not opened:
+        page.add_init_script(DIALOG_WATCH_JS)
+        if impatient:
+            page.goto(server.lab_url(path))
+            page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible")
+            # stopped early, before the kernel was there: the learner presses it again
+            with contextlib.suppress(AssertionError):
+                run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
+            wait_kernel_idle(page)
+        else:
+            open_notebook(page, server, path)
     run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
     scroll_through(page)
     report = wait_for_plots(page)
@@ -89,11 +93,27 @@ def test_lesson_on_a_busy_machine_run_at_once(
         walk(browser_page, jupyter_server, f"notebooks/{lesson}", impatient=True)
 
 
-def test_an_exercise_runs_all_and_shows_no_error(
+def test_an_exercise_asks_for_the_id_then_runs_all_without_error(
     jupyter_server: LabServer, browser_page: Page
 ) -> None:
-    walk(browser_page, jupyter_server, EXERCISE)
-    assert read_page(browser_page).problems == []
+    # a learner's first Run All, with the id cell still blank, stops at the variant
+    # cell with one plain message (no traceback); once the id is typed, all runs
+    page = browser_page
+    page.add_init_script(DIALOG_WATCH_JS)
+    open_notebook(page, jupyter_server, EXERCISE)
+    with pytest.raises(AssertionError) as stopped:
+        run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
+    shown = str(stopped.value)
+    assert "Your id is missing: enter your id in the cell above" in shown
+    assert "Traceback" not in shown and "variants.py" not in shown, shown
+
+    id_cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").nth(1)
+    assert "learner_id" in id_cell.inner_text()
+    id_cell.locator(".cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type('learner_id = "ada"')
+    walk(page, jupyter_server, EXERCISE, opened=True)
+    assert read_page(page).problems == []
 
 
 def test_a_lesson_opened_as_cloned_shows_its_pictures(
