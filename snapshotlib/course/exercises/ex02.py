@@ -38,6 +38,7 @@ from __future__ import annotations
 from typing import Any
 
 from .runs import capped as _capped
+from .runs import simulate as _simulate
 from .runs import where as _where
 
 NAME = "02_marker_rules"
@@ -55,38 +56,6 @@ _FIRST_MARKER = (
     "on its first marker (the process is not yet in record.red_from) a process records, "
     "as an initiator does: call self.record_and_send_markers"
 )
-
-
-def _simulate(algorithm: Any, recipe: dict[str, Any]) -> Any:
-    from ...workloads import max_extra_edges, random_execution, random_strongly_connected
-
-    if "scenario" in recipe:
-        import json
-
-        from ...formats.scenario import parse_scenario
-        from ..lesson_03 import SCENARIOS
-        from ..lesson_05 import run_with
-
-        path = SCENARIOS / f"{recipe['scenario']}.json"
-        data = json.loads(path.read_text(encoding="utf-8"))
-        # Parsing checks the scenario on a simulator of its own algorithm; name one that is
-        # not the marker algorithm, which a learner's class may not use (the grader watches).
-        data["algorithm"] = {"name": "clock", "at": 0}
-        return run_with(parse_scenario(data, source=path.name), algorithm)
-    n = int(recipe["processes"])
-    net = random_strongly_connected(
-        n, extra_edges=min(int(recipe.get("extra", 0)), max_extra_edges(n)),
-        seed=int(recipe.get("network_seed", 0)),
-    )  # fmt: skip
-    return random_execution(
-        net,
-        seed=int(recipe["seed"]),
-        n_actions=int(recipe.get("n_actions", 40)),
-        snapshots=int(recipe.get("snapshots", 1)),
-        initiators_per_snapshot=min(int(recipe.get("initiators", 1)), n),
-        spread=recipe.get("spread"),
-        algorithm=algorithm,
-    )
 
 
 def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from .runs import capped as _capped
+from .runs import simulate as _simulate
 from .runs import where as _where
 
 NAME = "11_lai_yang"
@@ -62,41 +63,6 @@ _WHEN = (
     "a process records when it starts the snapshot, at its first marker, or just before it "
     "accepts its first red message, whichever comes first"
 )
-
-
-def _simulate(algorithm: Any, recipe: dict[str, Any]) -> Any:
-    from ...workloads import max_extra_edges, random_execution, random_strongly_connected
-
-    if "scenario" in recipe or "document" in recipe:
-        import json
-
-        from ...formats.scenario import parse_scenario
-        from ..lesson_03 import SCENARIOS
-        from ..lesson_05 import run_with
-
-        if "scenario" in recipe:
-            path = SCENARIOS / f"{recipe['scenario']}.json"
-            data, source = json.loads(path.read_text(encoding="utf-8")), path.name
-        else:
-            data, source = dict(recipe["document"]), "the recipe"
-        # Parsing checks the scenario on a simulator of its own algorithm; name one that is
-        # not the marker algorithm, which a learner's class may not use (the grader watches).
-        data["algorithm"] = {"name": "clock", "at": 0}
-        return run_with(parse_scenario(data, source=source), algorithm)
-    n = int(recipe["processes"])
-    net = random_strongly_connected(
-        n, extra_edges=min(int(recipe.get("extra", 0)), max_extra_edges(n)),
-        seed=int(recipe.get("network_seed", 0)), fifo=False,
-    )  # fmt: skip
-    return random_execution(
-        net,
-        seed=int(recipe["seed"]),
-        n_actions=int(recipe.get("n_actions", 40)),
-        snapshots=int(recipe.get("snapshots", 1)),
-        initiators_per_snapshot=min(int(recipe.get("initiators", 1)), n),
-        spread=recipe.get("spread"),
-        algorithm=algorithm,
-    )
 
 
 def _at(sim: Any, index: int) -> str:
@@ -127,7 +93,7 @@ def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
         report["error"] = f"{answer_class!r} is not a class"
         return report
     try:
-        sim = _simulate(_capped(answer_class)(), recipe)
+        sim = _simulate(_capped(answer_class)(), recipe, fifo=False)
         trace = sim.trace
         report["steps"] = len(trace.actions)
         report["markers"] = sum(1 for m in trace.messages if m.kind != APP)
