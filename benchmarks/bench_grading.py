@@ -21,7 +21,6 @@ Run from the repository root (after ``make exercises`` or with the tool building
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import platform
@@ -40,22 +39,14 @@ except ImportError:  # run from a checkout without `pip install -e .`
 from snapshotlib.grading import grade
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))  # tools/ is not a package
+import make_exercises  # noqa: E402
 
 EXERCISES = {
     "01": "01_is_this_cut_consistent",
     "02": "02_marker_rules",
     "07": "07_barrier_alignment",
 }
-
-
-def make_exercises_tool() -> object:
-    spec = importlib.util.spec_from_file_location(
-        "make_exercises", ROOT / "tools" / "make_exercises.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def nbclient_seconds(notebook: Path, work: Path) -> float:
@@ -76,7 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=5, help="submissions per exercise (5)")
     parser.add_argument("--exercises", nargs="*", default=list(EXERCISES), choices=list(EXERCISES))
     args = parser.parse_args(argv)
-    tool = make_exercises_tool()
     print(f"# {platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} cores; n = {args.n} submissions per exercise")  # fmt: skip
     print(f"{'exercise':<28} {'nbclient s':>10} {'grading s':>10} {'ratio':>6} "
@@ -85,8 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         for key in args.exercises:
             name = EXERCISES[key]
             work = Path(tmp) / key
-            tool.assign(ROOT / "solutions" / f"{name}.ipynb", work / "dist", run_tests=False)  # type: ignore[attr-defined]
-            _, zipped = tool.make_exercise(  # type: ignore[attr-defined]
+            make_exercises.assign(
+                ROOT / "solutions" / f"{name}.ipynb", work / "dist", run_tests=False
+            )
+            _, zipped = make_exercises.make_exercise(
                 ROOT / "solutions" / f"{name}.ipynb", work / "ex", work / "ag", run_tests=False
             )
             solution = work / "dist" / "autograder" / f"{name}.ipynb"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -51,3 +52,18 @@ def make_exercises_tool() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
+    """A copy of the notebook ``exercise`` with each code cell that starts with a key of
+    ``answers`` replaced by its value, as a learner's submission; every key must match."""
+    nb: dict[str, Any] = json.loads(json.dumps(exercise))
+    used = set()
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        for start, answer in answers.items():
+            if cell["cell_type"] == "code" and source.startswith(start):
+                cell["source"] = answer.strip("\n")
+                used.add(start)
+    assert used == set(answers), f"no answer cell starts with {set(answers) - used}"
+    return nb

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import make_exercises_tool, require_otter
+from support import fill_in, make_exercises_tool, require_otter
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -144,21 +144,13 @@ def learner_id_cell(name: str) -> str | None:
     return next((c for c in cells if c.startswith("learner_id")), None)
 
 
-def fill_in(exercise: Path, answers: dict[str, str], out: Path) -> Path:
+def fill_in_as_solution(exercise: Path, answers: dict[str, str], out: Path) -> Path:
     """The exercise with answer cells replaced and the solution's learner id (so that the
-    answers are for the solution's variant)."""
+    answers are for the solution's variant), written to ``out``."""
     given = learner_id_cell(exercise.stem)
     if given is not None:
         answers = {"learner_id": given, **answers}
-    nb = json.loads(exercise.read_text())
-    used = set()
-    for cell in nb["cells"]:
-        source = "".join(cell["source"])
-        for start, answer in answers.items():
-            if cell["cell_type"] == "code" and source.startswith(start):
-                cell["source"] = answer.strip("\n")
-                used.add(start)
-    assert used == set(answers), f"no answer cell starts with {set(answers) - used}"
+    nb = fill_in(json.loads(exercise.read_text()), answers)
     out.write_text(json.dumps(nb))
     return out
 
@@ -168,7 +160,9 @@ def test_wrong_submission_gets_partial_credit(
     name: str, built: dict[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     wrong = expected(name)["wrong_submission"]
-    submission = fill_in(EXERCISES / f"{name}.ipynb", wrong["answers"], tmp_path / f"{name}.ipynb")
+    submission = fill_in_as_solution(
+        EXERCISES / f"{name}.ipynb", wrong["answers"], tmp_path / f"{name}.ipynb"
+    )
     assert graded_scores(submission, built[name]["zip"]) == wrong["scores"]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import make_exercises_tool, require_otter
+from support import fill_in, make_exercises_tool, require_otter
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "01_is_this_cut_consistent"
@@ -37,19 +37,6 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module", autouse=True)
 def _needs_otter() -> None:
     require_otter("grading tests")
-
-
-def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
-    nb: dict[str, Any] = json.loads(json.dumps(exercise))
-    used = set()
-    for cell in nb["cells"]:
-        source = "".join(cell["source"])
-        for start, answer in answers.items():
-            if cell["cell_type"] == "code" and source.startswith(start):
-                cell["source"] = answer.strip("\n")
-                used.add(start)
-    assert used == set(answers), f"no answer cell starts with {set(answers) - used}"
-    return nb
 
 
 def answer_cell(nb: dict[str, Any], start: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from spark_support import need
-from support import make_exercises_tool, require_otter
+from support import fill_in, make_exercises_tool, require_otter
 from test_grading import (
     STUB,
     attacks,
@@ -68,16 +68,6 @@ def answer_cell(nb: dict[str, Any], start: str) -> str:
         "".join(c["source"]) for c in nb["cells"]
         if c["cell_type"] == "code" and "".join(c["source"]).startswith(start)
     )  # fmt: skip
-
-
-def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
-    nb: dict[str, Any] = json.loads(json.dumps(exercise))
-    for cell in nb["cells"]:
-        source = "".join(cell["source"])
-        for start, answer in answers.items():
-            if cell["cell_type"] == "code" and source.startswith(start):
-                cell["source"] = answer
-    return nb
 
 
 @pytest.fixture(scope="module")
