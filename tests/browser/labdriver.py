@@ -187,11 +187,26 @@ def run_all_cells(page: Any, timeout: float = RUN_TIMEOUT_MS) -> None:
     wait_kernel_idle(page, timeout=timeout)
     page.wait_for_function(_NO_BUSY_PROMPT_JS, timeout=timeout)
     if outcome != "ok":
-        errors = page.locator(
-            ".jp-NotebookPanel:not(.lm-mod-hidden) "
-            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
-        ).all_inner_texts()
+        errors = page.evaluate(_ERROR_OUTPUTS_JS)
         raise AssertionError(f"Run All Cells: {outcome}; error output:\n" + "\n".join(errors))
+
+
+# read from the notebook's model: a windowed notebook does not render cells out of view
+_ERROR_OUTPUTS_JS = """() => {
+    const errors = [];
+    const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+    cells.forEach((cell, i) => {
+        const outputs = cell.model.outputs;
+        for (let k = 0; outputs && k < outputs.length; k++) {
+            const o = outputs.get(k).toJSON();
+            if (o.output_type === 'error') {
+                const shown = (o.traceback || []).join('\\n').replace(/\\u001b\\[[0-9;]*m/g, '');
+                errors.push(`cell ${i}: ${shown}`);
+            }
+        }
+    });
+    return errors;
+}"""
 
 
 # ----------------------------------------------------------------------------- widgets
