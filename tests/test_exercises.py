@@ -87,6 +87,24 @@ def test_there_are_exercises() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_every_refused_engine_name_exists(name: str) -> None:
+    """A refusal that names nothing would let the engine's own code run unseen while an
+    answer runs: each ``module:qualname`` of an exercise's REFUSE must resolve."""
+    import importlib
+
+    from snapshotlib.course.exercises import rules_for
+
+    rules = rules_for(name)
+    for answer, targets in (getattr(rules, "REFUSE", None) or {}).items():
+        for target in targets:
+            module, _, qualname = target.partition(":")
+            obj: Any = importlib.import_module(module)
+            for part in qualname.split("."):
+                assert hasattr(obj, part), f"{name}: REFUSE[{answer!r}] names {target}, absent"
+                obj = getattr(obj, part)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_exercise_is_up_to_date_with_its_solution(
     name: str, built: dict[str, dict[str, Path]]
 ) -> None:

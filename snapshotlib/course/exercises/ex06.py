@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ...actions import Deliver, Send, StartSnapshot
+from ...formats.scenario import ScenarioError, parse_scenario, run_scenario
+from ...model import Network
+from ...simulator import Simulator
 from ..lesson_05 import MISSED, RED_IN_WHITE, RED_RECORDED
-
-if TYPE_CHECKING:
-    from ...simulator import Simulator
 
 NAME = "06_break_it"
 VARIANT = True
@@ -36,7 +37,7 @@ _EXPLAIN = (
     "snapshotlib.course.lesson_05:narrate",
     "snapshotlib.course.lesson_05:checks_table",
     "snapshotlib.course.lesson_05:run_with",
-    "snapshotlib.checks.snapshot:check_snapshot",
+    "snapshotlib.checks.cut:check_snapshot",
     "snapshotlib.course.exercises.ex06:to_blame",
     "snapshotlib.course.exercises.ex06:recorded_tokens",
     "snapshotlib.course.exercises.ex06:play",
@@ -70,8 +71,6 @@ def play(doc: Any, source: str = "my_scenario") -> Simulator:
     """Play a learner's scenario document, with a final ``run`` step added when it has
     none so the snapshot completes; :class:`~snapshotlib.formats.scenario.ScenarioError`
     names what is wrong with it."""
-    from ...formats.scenario import ScenarioError, parse_scenario, run_scenario
-
     if not isinstance(doc, dict):
         raise ScenarioError(f"{source} is a {type(doc).__name__}, not a dict")
     steps = doc.get("steps")
@@ -113,10 +112,6 @@ def to_blame(sim: Simulator, snapshot_id: str = "s1") -> dict[str, str]:
 
 def _draw(rng: random.Random) -> dict[str, Any]:
     """A random run on non-FIFO channels as a scenario document, every step explicit."""
-    from ...actions import Deliver, Send, StartSnapshot
-    from ...model import Network
-    from ...simulator import Simulator
-
     net = Network(_PROCESSES, "complete", fifo=False)
     initial = {p: rng.randint(3, 6) for p in _PROCESSES}
     sim = Simulator(net, "tokens", initial)
