@@ -22,13 +22,15 @@ deterministic).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from .actions import Action, Deliver, Internal, Send, StartSnapshot
 from .algorithms.base import SnapshotAlgorithm, SnapshotError
+from .algorithms.chandy_lamport import ChandyLamport
 from .apps import AppError, Application, make_app
 from .model import Channel, Network
+from .schedulers import FifoOrder, Scheduler
 from .snapshot import GlobalSnapshot, assemble
 from .trace import (
     APP,
@@ -43,14 +45,33 @@ from .trace import (
     Trace,
 )
 
-if TYPE_CHECKING:
-    from .schedulers import Scheduler
-
 _new = tuple.__new__
 
 
 class ActionError(ValueError):
     """An action that is not enabled in the current state, with what is."""
+
+
+def _instance(
+    algorithm: SnapshotAlgorithm | Callable[[], SnapshotAlgorithm] | None,
+) -> SnapshotAlgorithm:
+    """The algorithm instance for a new run. An instance holds one run's records, so one
+    already running in another simulator is refused: binding it here would silently
+    empty the other run's snapshots."""
+    if algorithm is None:
+        return ChandyLamport()
+    if isinstance(algorithm, SnapshotAlgorithm):
+        if algorithm.bound:
+            name = type(algorithm).__name__
+            raise SnapshotError(
+                f"this {name} instance already runs in another simulator; give each run "
+                f"its own: pass the class ({name}) or a new instance"
+            )
+        return algorithm
+    made = algorithm()
+    if not isinstance(made, SnapshotAlgorithm):
+        raise TypeError(f"algorithm: {algorithm!r} made {made!r}, not a SnapshotAlgorithm")
+    return made
 
 
 class Simulator:
@@ -65,7 +86,8 @@ class Simulator:
     initial
         Initial value per process, passed to the application (e.g. token counts).
     algorithm
-        The snapshot algorithm; Chandy–Lamport by default.
+        The snapshot algorithm: a class or factory (a new instance for this run), or an
+        instance no other simulator runs; Chandy–Lamport by default.
     """
 
     def __init__(
@@ -73,17 +95,15 @@ class Simulator:
         network: Network,
         app: str | Application = "events",
         initial: Mapping[str, Any] | None = None,
-        algorithm: SnapshotAlgorithm | None = None,
+        algorithm: SnapshotAlgorithm | Callable[[], SnapshotAlgorithm] | None = None,
     ) -> None:
-        from .algorithms.chandy_lamport import ChandyLamport
-
         self.network = network
         self.app = make_app(app)
         self.initial = dict(initial or {})
         for p in self.initial:
             if p not in network.processes:
                 raise ActionError(f"initial value given for unknown process {p!r}")
-        self.algorithm = algorithm if algorithm is not None else ChandyLamport()
+        self.algorithm = _instance(algorithm)
         channels = network.channels
         self._src = [c.src for c in channels]
         self._dst = [c.dst for c in channels]
@@ -185,8 +205,6 @@ class Simulator:
 
         The default scheduler delivers everything in flight, oldest message first.
         """
-        from .schedulers import FifoOrder
-
         sched = scheduler if scheduler is not None else FifoOrder()
         n = 0
         while max_steps is None or n < max_steps:

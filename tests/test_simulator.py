@@ -600,3 +600,24 @@ def test_an_algorithm_that_overrides_on_app_receive_hears_every_channel_by_defau
     sim.step(Send("b", "a"))
     sim.run()
     assert sorted(heard) == [0, 1]
+
+
+# ------------------------------------------------------- one algorithm per run
+
+
+def test_an_algorithm_instance_holds_one_run_and_a_class_makes_one_per_run():
+    from snapshotlib.algorithms import ChandyLamport, SnapshotError
+
+    network = Network(["P1", "P2"])
+    marker_algorithm = ChandyLamport()
+    first = Simulator(network, algorithm=marker_algorithm)
+    first.step(StartSnapshot("P1", "s1"))
+    first.run()
+    # a second run of the same instance would empty the first's records: refused
+    with pytest.raises(SnapshotError, match="already runs in another simulator"):
+        Simulator(network, algorithm=marker_algorithm)
+    assert first.snapshot("s1").complete
+    a, b = Simulator(network, algorithm=ChandyLamport), Simulator(network, algorithm=ChandyLamport)
+    assert isinstance(a.algorithm, ChandyLamport) and a.algorithm is not b.algorithm
+    with pytest.raises(TypeError, match="not a SnapshotAlgorithm"):
+        Simulator(network, algorithm=lambda: "chandy-lamport")  # type: ignore[arg-type,return-value]

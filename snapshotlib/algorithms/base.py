@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..trace import MARKER
+
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
@@ -70,7 +72,7 @@ class SnapshotAlgorithm:
 
     name = "none"
     #: the ``kind`` of the control messages this algorithm sends
-    control_kind = "marker"
+    control_kind = MARKER
     #: whether :meth:`before_app_action` must be called before every application action
     watches_actions = False
 
@@ -88,8 +90,14 @@ class SnapshotAlgorithm:
             raise SnapshotError(f"{self.name} is not attached to a simulator")
         return self._sim
 
+    @property
+    def bound(self) -> bool:
+        """Whether a simulator runs this instance (it then holds that run's records)."""
+        return self._sim is not None
+
     def bind(self, sim: Simulator) -> None:
-        """Attach to a simulator, forgetting any earlier run."""
+        """Attach to a simulator, forgetting any earlier run of it (an undo replays
+        from the start); a simulator gives each run an instance of its own."""
         self._sim = sim
         self.records = {}
         # An algorithm that overrides on_app_receive hears every channel unless it
