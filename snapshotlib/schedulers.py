@@ -78,9 +78,6 @@ class FifoOrder:
         return Deliver(channel, None if sim.network.fifo else best[0])
 
 
-SCHEDULERS = {"random": RandomOrder, "fifo-order": FifoOrder}
-
-
 def make_scheduler(name: str, seed: int | None = None) -> Scheduler:
     """A run scheduler by name: ``random`` (with ``seed``) or ``fifo-order``."""
     if name == "random":

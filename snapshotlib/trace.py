@@ -25,6 +25,7 @@ CONTROL = "control"
 APP_KINDS = frozenset({INTERNAL, SEND, RECEIVE})
 
 APP = "app"
+#: the control kind of Chandy–Lamport and Lai–Yang markers
 MARKER = "marker"
 
 NOT_RECEIVED = -1

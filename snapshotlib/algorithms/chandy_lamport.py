@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..trace import MARKER
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ class ChandyLamport(SnapshotAlgorithm):
     """The marker algorithm; snapshots are told apart by the marker's snapshot id."""
 
     name = "chandy-lamport"
-    control_kind = "marker"
+    control_kind = MARKER
 
     def bind(self, sim: Simulator) -> None:
         super().bind(sim)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..trace import APP
+from ..trace import APP, MARKER
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class LaiYang(SnapshotAlgorithm):
     """Colour piggybacked on every message, and markers that count white messages."""
 
     name = "lai-yang"
-    control_kind = "marker"
+    control_kind = MARKER
 
     def bind(self, sim: Simulator) -> None:
         super().bind(sim)

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..algorithms.base import SnapshotAlgorithm
 from ..colouring import colouring, snapshot_state
+from ..simulator import Simulator
 from ..trace import APP, INTERNAL, RECEIVE, SEND, Trace
-
-if TYPE_CHECKING:
-    from ..simulator import Simulator
 
 
 @dataclass(frozen=True)
@@ -194,8 +192,6 @@ class _Observer(SnapshotAlgorithm):
 
 def _replay(sim: Simulator, snapshot_id: str, order: list[int], n_white: int) -> list[str]:
     """Run ``order`` through a fresh simulator; the problems found (empty when none)."""
-    from ..simulator import Simulator
-
     trace = sim.trace
     replay = Simulator(sim.network, sim.app, sim.initial, algorithm=_Observer())
     rt = replay.trace

@@ -21,6 +21,7 @@ import itertools
 import random
 from collections.abc import Mapping
 
+from ...model import Network
 from ...simulator import Simulator
 from ...trace import APP, RECEIVE, SEND
 from ..lesson_01 import describe_execution, offending_messages
@@ -49,8 +50,6 @@ _LETTERS = "abcd"
 
 
 def _random_run(rng: random.Random) -> Simulator:
-    from ...model import Network
-
     n = rng.choice((3, 3, 4))
     names = [f"P{i + 1}" for i in range(n)]
     sim = Simulator(Network(names, "complete"), "events")

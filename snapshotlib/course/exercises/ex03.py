@@ -24,6 +24,12 @@ import itertools
 import random
 from typing import Any
 
+from ...actions import Deliver, Send, StartSnapshot
+from ...formats.scenario import parse_scenario, run_scenario
+from ...model import Network
+from ...simulator import Simulator
+from ...trace import APP
+
 NAME = "03_predict_the_snapshot"
 VARIANT = True
 
@@ -50,10 +56,6 @@ _LABELS = "abcdefghijklmnopqrstuvwxyz"
 
 def _draw(rng: random.Random, shape: str) -> dict[str, Any]:
     """A random run of ``shape`` as a scenario document, every step explicit."""
-    from ...actions import Deliver, Send, StartSnapshot
-    from ...model import Network
-    from ...simulator import Simulator
-
     if shape == "two":
         procs, channels = ["P1", "P2"], "complete"
         initial = {p: rng.randint(3, 5) for p in procs}
@@ -107,9 +109,6 @@ def _draw(rng: random.Random, shape: str) -> dict[str, Any]:
 
 def _fits(doc: dict[str, Any], shape: str) -> bool:
     """Whether the run has what its question needs."""
-    from ...formats.scenario import parse_scenario, run_scenario
-    from ...trace import APP
-
     sim = run_scenario(parse_scenario(doc))
     snaps = sim.snapshots()
     if not all(s.complete for s in snaps.values()):

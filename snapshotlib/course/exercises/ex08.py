@@ -36,6 +36,7 @@ from ...model import Network
 from ...schedulers import RandomOrder, Scripted
 from ...simulator import Simulator
 from ...trace import RECEIVE, SEND
+from ...workloads import actions_of
 
 NAME = "08_termination_detector"
 VARIANT = False
@@ -106,8 +107,6 @@ def requests_run(seed: int, processes: int = 4) -> Simulator:
 
 def replay(sim: Simulator, until: int) -> Simulator:
     """The run ``sim`` stopped after its first ``until`` actions (a copy; ``sim`` stays)."""
-    from ...workloads import actions_of
-
     again = Simulator(sim.network, sim.app, sim.initial, type(sim.algorithm)())
     again.run(Scripted(actions_of(sim)[:until]))
     return again

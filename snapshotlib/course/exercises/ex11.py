@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...trace import APP, CONTROL, RECEIVE, SNAPSHOT
 from .runs import capped as _capped
 from .runs import simulate as _simulate
 from .runs import where as _where
@@ -67,8 +68,6 @@ _WHEN = (
 
 def _at(sim: Any, index: int) -> str:
     """Why a process recorded at trace action ``index``."""
-    from ...trace import CONTROL, RECEIVE, SNAPSHOT
-
     trace = sim.trace
     if not 0 <= index < len(trace.actions):
         return f"step {index}"
@@ -86,8 +85,6 @@ def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
     """Run ``recipe`` (see the module's docstring) under a fresh ``answer_class()``; the
     report, with what stopped the run in ``"error"`` (the run is cut short after
     :data:`.runs.MAX_MARKERS` markers)."""
-    from ...trace import APP
-
     report: dict[str, Any] = {"error": None, "steps": 0, "markers": 0, "snapshots": {}}
     if not isinstance(answer_class, type):
         report["error"] = f"{answer_class!r} is not a class"

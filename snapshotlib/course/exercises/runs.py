@@ -4,8 +4,14 @@ run failed."""
 
 from __future__ import annotations
 
+import json
 import traceback
 from typing import Any
+
+from ...formats.scenario import parse_scenario
+from ...workloads import max_extra_edges, random_execution, random_strongly_connected
+from ..lesson_03 import SCENARIOS
+from ..lesson_05 import run_with
 
 #: a run that sends more markers than this has markers causing markers: it is stopped
 MAX_MARKERS = 2000
@@ -44,15 +50,7 @@ def simulate(algorithm: Any, recipe: dict[str, Any], fifo: bool = True) -> Any:
     network (``"processes"``, ``"seed"`` and optional ``"extra"`` edges,
     ``"network_seed"``, ``"n_actions"``, ``"snapshots"``, ``"initiators"``,
     ``"spread"``), whose channels are FIFO or not as ``fifo`` says."""
-    from ...workloads import max_extra_edges, random_execution, random_strongly_connected
-
     if "scenario" in recipe or "document" in recipe:
-        import json
-
-        from ...formats.scenario import parse_scenario
-        from ..lesson_03 import SCENARIOS
-        from ..lesson_05 import run_with
-
         if "scenario" in recipe:
             path = SCENARIOS / f"{recipe['scenario']}.json"
             data, source = json.loads(path.read_text(encoding="utf-8")), path.name
