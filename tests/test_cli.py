@@ -1,4 +1,4 @@
-"""The command line contract of DESIGN.md: run --json, check exit codes, errors."""
+"""The command line contract (README, "A short tour"): run --json, check exit codes, errors."""
 
 from __future__ import annotations
 

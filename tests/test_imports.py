@@ -1,4 +1,4 @@
-"""Dependency rules (DESIGN.md) and the runnable examples in the docstrings.
+"""Dependency rules (README, "What is where") and the runnable examples in the docstrings.
 
 * ``import snapshotlib`` must not pull in plotly, ipywidgets, networkx or pyspark;
 * the core (model, simulator, schedulers, trace, apps, actions, snapshot, colouring,

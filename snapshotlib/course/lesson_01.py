@@ -21,13 +21,12 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import replace
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 from ..algorithms.clock import ClockSnapshot
 from ..checks.causality import concurrent, happens_before, vector_clocks
 from ..checks.cut import check_frontier, check_snapshot, cut_limits, describe_message
-from ..formats.scenario import Scenario, load_scenario, parse_scenario, run_scenario
+from ..formats.scenario import EXAMPLES, Scenario, load_scenario, parse_scenario, run_scenario
 from ..simulator import Simulator
 from ..trace import APP, RECEIVE, SEND
 from .feedback import Feedback, is_blank, no_answer_yet
@@ -77,7 +76,7 @@ RELATIONS = ("before", "after", "concurrent")
 #: the pairs of events the lesson asks about, ``(x, y)``: is x before, after or concurrent to y?
 RELATION_PAIRS = (("a1", "c3"), ("b1", "c2"), ("a3", "b3"), ("c3", "b2"), ("b4", "c3"))
 #: the example scenarios of the course (in a checkout of the repository)
-SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+SCENARIOS = EXAMPLES
 CONSISTENT = "This cut is consistent: every message received inside it was sent inside it."
 
 

@@ -28,21 +28,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..checks.commutation import check_commutation
 from ..checks.predicates import conservation
-from ..formats.scenario import load_scenario, run_scenario
+from ..formats.scenario import EXAMPLES, load_scenario, run_scenario
 from ..model import Channel
 from ..simulator import Simulator
 from ..trace import APP, CONTROL, INTERNAL, NOT_RECEIVED, RECEIVE, SEND, SNAPSHOT, Trace
 from .feedback import Feedback, is_blank, no_answer_yet
 
 #: the example scenarios of the course (in a checkout of the repository)
-SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+SCENARIOS = EXAMPLES
 
 __all__ = [
     "SCENARIOS",

@@ -27,12 +27,11 @@ import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..checks.causality import happens_before, vector_clocks
 from ..checks.predicates import conservation
-from ..formats.scenario import load_scenario, run_scenario
+from ..formats.scenario import EXAMPLES, load_scenario, run_scenario
 from ..model import Channel
 from ..simulator import Simulator
 from ..snapshot import GlobalSnapshot
@@ -40,7 +39,7 @@ from ..trace import APP, APP_KINDS, CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
 from .feedback import Feedback, no_answer_yet
 
 #: the example scenarios of the course (in a checkout of the repository)
-SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+SCENARIOS = EXAMPLES
 
 
 def worked_example(name: str = "worked-example.json", until: int | None = None) -> Simulator:

@@ -1,6 +1,6 @@
 """Princeton COS 418 assignment 2 files: topologies, event scripts and snapshots.
 
-Three plain-text formats (the assignment's ``data/`` folder; see DESIGN.md):
+Three plain-text formats (the assignment's ``data/`` folder):
 
 ``.top``
     First line ``N``, then ``N`` lines ``ID tokens`` (the servers), then ``SRC DST``

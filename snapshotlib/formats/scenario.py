@@ -1,4 +1,32 @@
-"""Scenario files: an execution written by hand as JSON (see DESIGN.md).
+"""Scenario files: an execution written by hand as JSON.
+
+The format (the files in ``examples/scenarios/`` are examples)::
+
+    {"name": "token-ring", "processes": ["P1", "P2", "P3"],
+     "channels": "complete", "fifo": true, "app": "tokens",
+     "initial": {"P1": 1, "P2": 0, "P3": 0},
+     "algorithm": {"name": "chandy-lamport"},
+     "steps": [{"do": "internal", "at": "P1", "label": "A"},
+               {"do": "send", "from": "P1", "to": "P2", "label": "B", "payload": 1},
+               {"do": "snapshot", "at": "P1", "id": "s1"},
+               {"do": "deliver", "from": "P1", "to": "P2", "label": "C"},
+               {"do": "run", "scheduler": "random", "seed": 7}]}
+
+* ``channels``: ``"complete"`` (the default), ``"ring"``, or a list of ``[src, dst]``
+  pairs; ``fifo`` defaults to true.
+* ``app``: ``"events"`` (the default; a process's state is the list of its event
+  labels), ``"tokens"`` (a send's payload moves tokens), ``"bank"`` or ``"requests"``.
+* ``algorithm``: ``{"name": "chandy-lamport"}`` (the default), ``"lai-yang"``, or
+  ``"clock"`` with ``at`` (the local time to record at) and optional ``rate``,
+  ``offset``, ``id``.
+* ``deliver`` takes the head of the channel; on a non-FIFO channel ``"msg": LABEL`` or
+  ``"marker": ID`` picks which message. ``label`` names the receive event.
+* ``snapshot`` starts a snapshot at a process; several steps may start the same ``id``
+  (several initiators) or different ids (concurrent snapshots).
+* ``run`` lets a scheduler finish every pending delivery: ``"random"`` with ``seed``, or
+  ``"fifo-order"`` (the default).
+
+Every error names the file, the step and what was expected (:class:`ScenarioError`).
 
 >>> sc = parse_scenario({
 ...     "processes": ["P1", "P2"], "app": "tokens", "initial": {"P1": 1},
@@ -15,6 +43,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +53,10 @@ from ..apps import APPLICATIONS, AppError
 from ..model import Network, NetworkError
 from ..schedulers import make_scheduler
 from ..simulator import ActionError, Simulator
+
+#: The course's example scenarios (``examples/scenarios/`` in the repository), package
+#: data, so an installed package has them too: ``load_scenario(EXAMPLES / "token-ring.json")``.
+EXAMPLES = Path(str(resources.files("snapshotlib") / "examples" / "scenarios"))
 
 
 class ScenarioError(ValueError):

@@ -1,10 +1,11 @@
 """Bulk checking of recorded executions, one per line of JSON Lines files.
 
-Each non-blank line is one execution in the scenario format (DESIGN.md, the same
-object as a ``.json`` scenario file, written on one line): its processes, channels,
-application, algorithm and the steps that were taken. Each line is replayed and each
-of its snapshots checked (:func:`snapshotlib.sweeps.measure.checks`), giving one row
-per snapshot; a line with no snapshot gives one row saying so.
+Each non-blank line is one execution in the scenario format (see
+:mod:`snapshotlib.formats.scenario`; the same object as a ``.json`` scenario file, written
+on one line): its processes, channels, application, algorithm and the steps that were
+taken. Each line is replayed and each of its snapshots checked
+(:func:`snapshotlib.sweeps.measure.checks`), giving one row per snapshot;
+a line with no snapshot gives one row saying so.
 
 A line that cannot be checked (not UTF-8, not JSON, not a scenario, a step that is not
 enabled, an engine failure) is *corrupt*: it gives one row whose ``error`` names the
