@@ -157,21 +157,23 @@ def cmd_cos418(args: argparse.Namespace) -> int:
     return 0
 
 
-def _find_autograder(exercise: str) -> tuple[str, Path]:
-    """The exercise's name and autograder zip, from ``N`` or ``NN_name``."""
-    root = Path(__file__).resolve().parents[1]
+def _find_autograder(exercise: str, course: Path | None) -> tuple[str, Path]:
+    """The exercise's name and autograder zip, from ``N`` or ``NN_name``: in the course's
+    ``build/autograder/``, or the current folder's when there is no course."""
+    base = course if course is not None else Path.cwd()
     prefix = f"{int(exercise):02d}_" if exercise.isdigit() else exercise
-    for base in (Path.cwd(), root):
-        zips = sorted((base / "build" / "autograder").glob(f"{prefix}*.zip"))
-        if zips:
-            return zips[0].stem, zips[0]
-    known = sorted(p.stem for base in (Path.cwd(), root)
-                   for p in (base / "solutions").glob(f"{prefix}*.ipynb"))  # fmt: skip
+    zips = sorted((base / "build" / "autograder").glob(f"{prefix}*.zip"))
+    if zips:
+        return zips[0].stem, zips[0]
+    known = sorted(p.stem for p in (base / "solutions").glob(f"{prefix}*.ipynb"))
     if not known:
-        raise UsageError(f"no exercise {exercise} (no solutions/{prefix}*.ipynb)")
+        raise UsageError(
+            f"no exercise {exercise} in {base} (no solutions/{prefix}*.ipynb): give the "
+            "course folder with --course, or the autograder zip with --autograder"
+        )
     raise UsageError(
-        f"no autograder zip built for {known[0]} (build/autograder/{known[0]}.zip): "
-        "run `make exercises`"
+        f"no autograder zip built for {known[0]} ({base / 'build' / 'autograder'}): "
+        "run `make exercises` there"
     )
 
 
@@ -179,6 +181,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from .grading import (
         GradingError,
         containment_warning,
+        course_folder,
         grade,
         text_report,
         write_html_report,
@@ -189,7 +192,17 @@ def cmd_grade(args: argparse.Namespace) -> int:
         raise UsageError(f"{folder}: no such folder")
     if args.timeout <= 0 or args.cpu_seconds <= 0 or args.memory_mb < 256:
         raise UsageError("--timeout and --cpu-seconds must be > 0, --memory-mb at least 256")
-    name, zipped = _find_autograder(args.exercise)
+    try:
+        course = course_folder(args.course)
+    except GradingError as e:
+        raise UsageError(str(e)) from None
+    if args.autograder:
+        zipped = Path(args.autograder)
+        if not zipped.is_file():
+            raise UsageError(f"{zipped}: no such autograder zip")
+        name = args.exercise if not args.exercise.isdigit() else zipped.stem
+    else:
+        name, zipped = _find_autograder(args.exercise, course)
     warning = containment_warning()
     if warning:
         print(warning, file=sys.stderr)
@@ -202,10 +215,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
         if args.spark or args.master:  # a Spark task per submission, CSV and Parquet
             on_spark = _spark_part("grading", True)
             book = _started(lambda: on_spark.grade_on_spark(
-                folder, name, out, autograder=zipped, master=args.master, **limits))  # fmt: skip
+                folder, name, out, autograder=zipped, course=course, master=args.master,
+                **limits))  # fmt: skip
             written = f"{out}, {on_spark.parquet_path(out)}"
         else:
-            book = grade(folder, name, out, autograder=zipped, jobs=args.jobs, **limits)
+            book = grade(folder, name, out, autograder=zipped, course=course, jobs=args.jobs,
+                         **limits)  # fmt: skip
     except GradingError as e:
         raise UsageError(str(e)) from None
     print(text_report(book))
@@ -365,6 +380,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("submissions", help="folder of submitted .ipynb files")
     p.add_argument("--exercise", required=True, help="exercise number (1) or name")
     p.add_argument("--out", required=True, help="gradebook CSV; the HTML report goes next to it")
+    p.add_argument("--course", help="the course folder (its build/autograder/ holds the zips; "
+                   "its solutions/ and .git are hidden from submissions); default: this "
+                   "package's source checkout, if it is one, else the current folder")  # fmt: skip
+    p.add_argument("--autograder", help="the exercise's autograder zip, instead of finding it "
+                   "in the course's build/autograder/")  # fmt: skip
     p.add_argument("--cpu-seconds", type=int, default=300,
                    help="CPU seconds for all of a submission's work (300)")  # fmt: skip
     p.add_argument("--timeout", type=float, default=900,

@@ -513,6 +513,36 @@ def test_cli_rejects_a_missing_autograder(
     assert "no exercise 99" in capsys.readouterr().err
 
 
+def test_cli_looks_for_the_autograder_in_the_course_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapshotlib.cli import main
+
+    (tmp_path / "a.ipynb").write_text("{}")
+    course = tmp_path / "course"
+    (course / "solutions").mkdir(parents=True)
+    (course / "solutions" / "01_some_exercise.ipynb").write_text("{}")
+    argv = ["grade", str(tmp_path), "--exercise", "1", "--out", str(tmp_path / "g.csv")]
+    assert main([*argv, "--course", str(course)]) == 2
+    err = capsys.readouterr().err
+    assert "no autograder zip built for 01_some_exercise" in err
+    assert str(course / "build" / "autograder") in err
+    assert main([*argv, "--course", str(tmp_path / "elsewhere")]) == 2
+    assert "not a course folder" in capsys.readouterr().err
+    assert main([*argv, "--autograder", str(tmp_path / "missing.zip")]) == 2
+    assert "missing.zip: no such autograder zip" in capsys.readouterr().err
+
+
+def test_the_course_defaults_to_the_source_checkout_and_can_be_given(tmp_path: Path) -> None:
+    from snapshotlib.grading import GradingError, course_folder
+
+    assert course_folder() == ROOT
+    (tmp_path / "build" / "autograder").mkdir(parents=True)
+    assert course_folder(tmp_path) == tmp_path.resolve()
+    with pytest.raises(GradingError, match="not a course folder"):
+        course_folder(tmp_path / "build")
+
+
 def test_cli_rejects_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from snapshotlib.cli import main
 

@@ -14,6 +14,7 @@ from .runner import (
     GradingError,
     autograder_tests,
     containment_warning,
+    course_folder,
     grade,
     grade_one,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "TestScore",
     "autograder_tests",
     "containment_warning",
+    "course_folder",
     "grade",
     "grade_one",
     "text_report",

@@ -60,14 +60,25 @@ def autograder_tests(autograder: str | Path) -> dict[str, float]:
     return {q.name: q.points for q in questions}
 
 
-def _always_hidden(zipped: Path, scratch_base: Path) -> list[Path]:
-    """The autograder zip's folder and, in a source checkout of the course, its solutions,
-    built autograders and version-control history; not a folder that holds the scratch
-    folders."""
-    root = Path(__file__).resolve().parents[2]
+def course_folder(course: str | Path | None = None) -> Path | None:
+    """The course being graded: ``course`` when given, else the source checkout this
+    package runs from when it is one (it holds ``solutions/``), else none (an installed
+    package grading with an autograder zip given by path)."""
+    if course is not None:
+        path = Path(course)
+        if not (path / "solutions").is_dir() and not (path / "build" / "autograder").is_dir():
+            raise GradingError(f"{path}: not a course folder (no solutions/ or build/autograder/)")
+        return path.resolve()
+    checkout = Path(__file__).resolve().parents[2]
+    return checkout if (checkout / "solutions").is_dir() else None
+
+
+def _always_hidden(zipped: Path, scratch_base: Path, course: Path | None) -> list[Path]:
+    """The autograder zip's folder and the course's solutions, built autograders and
+    version-control history; not a folder that holds the scratch folders."""
     candidates = [zipped.resolve().parent]
-    if (root / "solutions").is_dir():
-        candidates += [root / "solutions", root / "build" / "autograder", root / ".git"]
+    if course is not None:
+        candidates += [course / "solutions", course / "build" / "autograder", course / ".git"]
     base = scratch_base.resolve()
     return [c for c in candidates if c.is_dir() and not base.is_relative_to(c)]
 
@@ -109,17 +120,20 @@ def _questions(zipped: str) -> list:  # type: ignore[type-arg]
 
 
 def find_inputs(
-    submissions_dir: str | Path, exercise: str, autograder: str | Path | None
-) -> tuple[list[Path], Path]:
-    """The submitted notebooks and the autograder zip; :class:`GradingError` if either
-    is missing."""
+    submissions_dir: str | Path, exercise: str, autograder: str | Path | None,
+    course: Path | None = None,
+) -> tuple[list[Path], Path]:  # fmt: skip
+    """The submitted notebooks and the autograder zip (by default the course's
+    ``build/autograder/{exercise}.zip``, or that path under the current folder when there
+    is no course); :class:`GradingError` if either is missing."""
     folder = Path(submissions_dir)
     if not folder.is_dir():
         raise GradingError(f"{folder}: no such folder")
     submissions = sorted(folder.glob("*.ipynb"))
     if not submissions:
         raise GradingError(f"{folder}: no *.ipynb submissions")
-    zipped = Path(autograder) if autograder else Path("build/autograder") / f"{exercise}.zip"
+    built = (course or Path()) / "build" / "autograder" / f"{exercise}.zip"
+    zipped = Path(autograder) if autograder else built
     if not zipped.is_file():
         raise GradingError(f"{zipped}: no autograder zip (run `make exercises`)")
     return submissions, zipped
@@ -131,6 +145,7 @@ def grade(
     out_csv: str | Path | None = None,
     *,
     autograder: str | Path | None = None,
+    course: str | Path | None = None,
     cpu_seconds: int = 300,
     cell_cpu: float = 60,
     call_cpu: float = 60,
@@ -152,7 +167,10 @@ def grade(
     submissions_dir : folder of submitted notebooks (not searched recursively)
     exercise : exercise name, e.g. ``"01_is_this_cut_consistent"``
     out_csv : where to write the gradebook (one row per submission and test, with totals)
-    autograder : the autograder zip (default ``build/autograder/{exercise}.zip``)
+    autograder : the autograder zip (default ``build/autograder/{exercise}.zip`` of the
+        course)
+    course : the course folder, whose ``solutions/``, ``build/autograder/`` and ``.git``
+        submissions never see (default: the source checkout of this package, if it is one)
     cpu_seconds : CPU seconds for all of a submission's work (its processes are killed)
     cell_cpu, call_cpu : CPU seconds per notebook cell and per call of a learner's
         function by a test, before it is interrupted (the submission goes on)
@@ -177,7 +195,8 @@ def grade(
     Traceback (most recent call last):
     GradingError: no/such/folder: no such folder
     """
-    submissions, zipped = find_inputs(submissions_dir, exercise, autograder)
+    folder = course_folder(course)
+    submissions, zipped = find_inputs(submissions_dir, exercise, autograder, folder)
     tests = autograder_tests(zipped)
     limits = jail.Limits(cpu_seconds=int(cpu_seconds), memory_mb=memory_mb, fsize_mb=fsize_mb,
                          scratch_mb=scratch_mb, open_files=open_files)  # fmt: skip
@@ -187,7 +206,7 @@ def grade(
     os.chmod(base, 0o711)
     (base / ".empty").mkdir(mode=0o555)
     (base / "logs").mkdir(mode=0o700)  # the grader's only: no submission reads another's
-    hidden = [str(h) for h in [*hide, *_always_hidden(zipped, base)]]
+    hidden = [str(h) for h in [*hide, *_always_hidden(zipped, base, folder)]]
     args = [
         (i, str(sub), exercise, str(zipped.resolve()), str(base), settings, hidden,
          jail.submission_uid(first_index + i) if contain else 0)

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..grading.gradebook import Gradebook, SubmissionResult, TestScore
-from ..grading.runner import autograder_tests, find_inputs, grade_one
+from ..grading.runner import autograder_tests, course_folder, find_inputs, grade_one
 from .session import SparkStartError
 
 #: the columns of the gradebook, in the CSV and the Parquet file alike
@@ -62,6 +62,7 @@ def grade_on_spark(
     out_csv: str | Path | None = None,
     *,
     autograder: str | Path | None = None,
+    course: str | Path | None = None,
     spark: Any = None,
     master: str | None = None,
     cpu_seconds: int = 300,
@@ -81,10 +82,10 @@ def grade_on_spark(
     The parameters are those of :func:`snapshotlib.grading.grade`, with ``spark`` (a
     running session) or ``master`` (``local[*]`` by default, ``spark://HOST:7077``...)
     in place of ``jobs``: as many submissions are graded at once as Spark has cores.
-    ``hide`` and ``workdir`` are paths on the workers. With ``out_csv``, the gradebook
-    is written there and as Parquet to :func:`parquet_path` of it.
+    ``course``, ``hide`` and ``workdir`` are paths on the workers (``course`` here too).
+    With ``out_csv``, the gradebook is written there and as Parquet to :func:`parquet_path` of it.
     """
-    submissions, zipped = find_inputs(submissions_dir, exercise, autograder)
+    submissions, zipped = find_inputs(submissions_dir, exercise, autograder, course_folder(course))
     tests = autograder_tests(zipped)
     limits: dict[str, Any] = {
         "exercise": exercise,
@@ -96,6 +97,7 @@ def grade_on_spark(
         "fsize_mb": fsize_mb,
         "scratch_mb": scratch_mb,
         "open_files": open_files,
+        "course": None if course is None else str(course),
         "hide": [str(h) for h in hide],
         "contain": contain,
         "workdir": None if workdir is None else str(workdir),
