@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .checks.commutation import check_commutation
-from .checks.cut import check_snapshot
-from .checks.predicates import conservation, deadlock, termination
+from .checks.predicates import deadlock, termination
+from .checks.verdict import run_verdict, snapshot_verdict
+from .formats.record import append_record
 from .formats.scenario import ScenarioError, load_scenario, run_scenario
 from .simulator import Simulator
 
@@ -40,8 +40,8 @@ def report(sim: Simulator, name: str = "") -> dict[str, Any]:
     checks: dict[str, Any] = {}
     for sid, snap in sim.snapshots().items():
         snapshots.append(snap.to_dict(sim.app))
-        cut = check_snapshot(sim, sid)
-        dijkstra = check_commutation(sim, sid, max_swaps=0)
+        verdict = snapshot_verdict(sim, sid)
+        cut, dijkstra = verdict.cut, verdict.dijkstra
         entry: dict[str, Any] = {
             "consistent": cut.ok,
             "reason": cut.reason,
@@ -55,8 +55,8 @@ def report(sim: Simulator, name: str = "") -> dict[str, Any]:
                 ),
             },
         }
-        if sim.app.conserved:
-            c = conservation(sim, snap)
+        if verdict.conserved is not None:
+            c = verdict.conserved
             entry["conservation"] = {"holds": c.holds, "reason": c.reason, **c.details}
         entry["termination"] = termination(sim, snap).holds
         entry["deadlock"] = deadlock(sim, snap).holds
@@ -93,9 +93,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     sim = _run(args.scenario)
     doc = report(sim, Path(args.scenario).stem)
     if args.record:
-        from .formats.record import append_record
-        from .formats.scenario import ScenarioError
-
         try:
             append_record(sim, args.record, Path(args.scenario).stem)
         except (ScenarioError, OSError) as e:
@@ -110,19 +107,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     sim = _run(args.scenario)
-    snapshots = sim.snapshots()
-    if not snapshots:
-        print(f"{args.scenario}: no snapshot was taken")
+    verdict = run_verdict(sim)
+    if not verdict.ok:
+        print(f"{args.scenario}: {verdict.reason}" if not verdict.snapshots else verdict.reason)
         return 1
-    for sid in snapshots:
-        cut = check_snapshot(sim, sid)
-        if not cut.ok:
-            print(f"{sid}: inconsistent: {cut.reason}")
-            return 1
-        dijkstra = check_commutation(sim, sid, max_swaps=0)
-        if not dijkstra.holds:
-            print(f"{sid}: Dijkstra's argument fails: {dijkstra.reason}")
-            return 1
+    snapshots = verdict.snapshots
     claim = "each a consistent cut on which Dijkstra's argument holds"
     print(f"ok: {len(snapshots)} snapshot(s), {claim}")
     return 0

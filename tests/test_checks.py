@@ -479,3 +479,45 @@ def test_commutation_check_compares_the_intermediate_state_with_sss():
     assert result.reason == (
         "the state of P3 between the white and red parts is 0, but SSS records 99"
     )
+
+
+# ------------------------------------------------------------- the run's verdict
+
+
+def test_the_verdict_of_a_right_run_holds_for_every_snapshot() -> None:
+    from snapshotlib.checks import run_verdict
+
+    verdict = run_verdict(scenario("concurrent-snapshots"))
+    assert verdict.ok and verdict.reason is None
+    assert len(verdict.snapshots) >= 2
+    assert all(v.consistent and v.dijkstra.holds for v in verdict.snapshots)
+
+
+def test_the_verdict_names_the_first_wrong_snapshot_and_what_is_wrong() -> None:
+    from snapshotlib.checks import check_snapshot, run_verdict
+
+    sim = scenario("non-fifo-breaks")
+    verdict = run_verdict(sim)
+    (wrong,) = [v for v in verdict.snapshots if not v.ok]
+    assert not verdict.ok and not wrong.consistent
+    assert (
+        verdict.reason
+        == f"{wrong.snapshot_id}: inconsistent: {check_snapshot(sim, wrong.snapshot_id).reason}"
+    )
+
+
+def test_the_verdict_counts_conservation_only_where_the_application_conserves() -> None:
+    from snapshotlib.checks import snapshot_verdict
+
+    tokens = scenario("token-ring")
+    assert snapshot_verdict(tokens, next(iter(tokens.snapshots()))).conserved is not None
+    events = scenario("worked-example")
+    assert snapshot_verdict(events, next(iter(events.snapshots()))).conserved is None
+
+
+def test_a_run_without_a_snapshot_has_no_verdict_to_trust() -> None:
+    from snapshotlib.checks import run_verdict
+
+    sim = Simulator(Network(["P1", "P2"]))
+    assert not run_verdict(sim).ok
+    assert run_verdict(sim).reason == "no snapshot was taken"

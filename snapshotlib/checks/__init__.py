@@ -13,6 +13,7 @@ from .lattice import (
     snapshot_cut,
     snapshot_window,
 )
+from .verdict import RunVerdict, SnapshotVerdict, run_verdict, snapshot_verdict
 
 __all__ = [
     "CommutationResult",
@@ -20,6 +21,8 @@ __all__ = [
     "CutResult",
     "GlobalState",
     "Modality",
+    "RunVerdict",
+    "SnapshotVerdict",
     "SnapshotWindow",
     "Swap",
     "check_commutation",
@@ -31,7 +34,9 @@ __all__ = [
     "cut_lattice",
     "happens_before",
     "run_path",
+    "run_verdict",
     "snapshot_cut",
+    "snapshot_verdict",
     "snapshot_window",
     "vector_clocks",
 ]

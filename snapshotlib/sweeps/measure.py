@@ -27,9 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..algorithms.base import SnapshotRecord
-from ..checks.commutation import check_commutation
-from ..checks.cut import check_cut, check_snapshot
-from ..checks.predicates import conservation
+from ..checks.cut import check_cut
+from ..checks.verdict import snapshot_verdict
 from ..simulator import Simulator
 from ..trace import APP
 
@@ -41,27 +40,19 @@ def checks(sim: Simulator, snapshot_id: str) -> dict[str, Any]:
     ``conserved`` is ``None`` for an application that conserves nothing.
     """
     record = sim.algorithm.records[snapshot_id]
-    snap = check_snapshot(sim, snapshot_id)
-    cut_ok = snap.ok or check_cut(sim.trace, record.red_from).ok
-    dijkstra = check_commutation(sim, snapshot_id, max_swaps=0)
-    conserved = conservation(sim, snapshot_id) if sim.app.conserved is not None else None
+    verdict = snapshot_verdict(sim, snapshot_id)
+    cut_ok = verdict.consistent or check_cut(sim.trace, record.red_from).ok
     duplicates, lost = restore_counts(sim, record)
-    reason = None
-    if not snap.ok:
-        reason = snap.reason
-    elif not dijkstra.holds:
-        reason = f"Dijkstra's argument fails: {dijkstra.reason}"
-    elif conserved is not None and not conserved.holds:
-        reason = conserved.reason
+    conserved = verdict.conserved
     return {
         "complete": record.complete,
-        "consistent": snap.ok,
+        "consistent": verdict.consistent,
         "consistent_cut": cut_ok,
-        "dijkstra_holds": dijkstra.holds,
+        "dijkstra_holds": verdict.dijkstra.holds,
         "conserved": None if conserved is None else conserved.holds,
         "duplicates_after_restore": duplicates,
         "lost_after_restore": lost,
-        "reason": reason,
+        "reason": verdict.reason,
     }
 
 
