@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .model import Channel
+from .model import Channel, Network
+from .trace import CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT, ActionRecord, Trace
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,25 @@ class StartSnapshot:
 
 
 Action = Deliver | Internal | Send | StartSnapshot
+
+
+def action_of(record: ActionRecord, trace: Trace, network: Network) -> Action:
+    """The action that took ``record``, an action of ``trace`` (a run on ``network``).
+
+    Taking a run's actions in order on a new simulator of the same network, application,
+    initial values and algorithm rebuilds its trace: a send carries its payload (read
+    from ``trace``), and on a non-FIFO network a delivery names its message (message ids
+    are the same in the rebuilt trace). See :meth:`Simulator.action`.
+    """
+    kind = record.kind
+    if kind in (RECEIVE, CONTROL):
+        channel = network.channels[record.channel]
+        return Deliver(channel, None if network.fifo else record.message, record.label)
+    if kind == INTERNAL:
+        return Internal(record.process, record.label)
+    if kind == SEND:
+        dst = network.channels[record.channel].dst
+        return Send(record.process, dst, trace.messages[record.message].payload, record.label)
+    if kind == SNAPSHOT:
+        return StartSnapshot(record.process, record.label or "s1")
+    raise ValueError(f"a trace action of unknown kind {kind!r}")

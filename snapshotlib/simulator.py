@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .actions import Action, Deliver, Internal, Send, StartSnapshot
+from .actions import Action, Deliver, Internal, Send, StartSnapshot, action_of
 from .algorithms.base import SnapshotAlgorithm, SnapshotError
 from .algorithms.chandy_lamport import ChandyLamport
 from .apps import AppError, Application, make_app
@@ -455,15 +455,32 @@ class Simulator:
             self._apply_record(r, old)
 
     def _apply_record(self, r: ActionRecord, source: Trace) -> None:
-        if r.kind in (RECEIVE, CONTROL):
-            q = self.queues[r.channel]
-            self.deliver(r.channel, q.index(r.message), r.label)
-        elif r.kind == INTERNAL:
-            self.internal(r.process, r.label)
-        elif r.kind == SEND:
-            self.send(r.process, r.channel, source.messages[r.message].payload, r.label)
-        elif r.kind == SNAPSHOT:
-            self.start_snapshot(r.process, r.label or "s1")
+        """Take again an action known to be enabled (an undone or replayed one), without
+        the checks of :meth:`step`."""
+        action = action_of(r, source, self.network)
+        if isinstance(action, Deliver):  # the very message, wherever it is in the queue
+            self.deliver(r.channel, self.queues[r.channel].index(r.message), r.label)
+        elif isinstance(action, Internal):
+            self.internal(action.process, action.label)
+        elif isinstance(action, Send):
+            self.send(action.src, r.channel, action.payload, action.label)
+        else:
+            self.start_snapshot(action.process, action.snapshot_id)
+
+    def fork(self, upto: int | None = None) -> Simulator:
+        """An independent copy of this run, or of its first ``upto`` actions, to go on
+        from without touching this one (what-ifs; lessons that step a copy). Everything
+        is deterministic, so the copy has the same message ids, states and snapshots."""
+        copy = Simulator(self.network, self.app, self.initial, self.algorithm.fresh())
+        for r in self.trace.actions[:upto]:
+            copy._apply_record(r, self.trace)
+        return copy
+
+    def action(self, index: int) -> Action:
+        """The action that took trace action ``index``; stepping a run's actions in order
+        on a new simulator of the same network, application, initial values and
+        algorithm rebuilds the run (:func:`~snapshotlib.actions.action_of`)."""
+        return action_of(self.trace.actions[index], self.trace, self.network)
 
     # --------------------------------------------------------------- results
     def snapshot(self, snapshot_id: str) -> GlobalSnapshot:

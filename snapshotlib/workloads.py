@@ -25,12 +25,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .actions import Action, Deliver, Internal, Send, StartSnapshot
+from .actions import Action
 from .algorithms.base import SnapshotAlgorithm
 from .apps import Application, make_app
 from .model import Network
 from .simulator import ActionError, Simulator
-from .trace import APP, CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
+from .trace import APP
 
 #: tokens (or money) each process starts with when ``initial`` is not given
 DEFAULT_AMOUNT = 3
@@ -387,21 +387,7 @@ def actions_of(sim: Simulator) -> list[Action]:
     >>> again.trace.actions == sim.trace.actions
     True
     """
-    trace = sim.trace
-    channels = sim.network.channels
-    fifo = sim.network.fifo
-    out: list[Action] = []
-    for a in trace.actions:
-        if a.kind in (RECEIVE, CONTROL):
-            out.append(Deliver(channels[a.channel], None if fifo else a.message, a.label))
-        elif a.kind == INTERNAL:
-            out.append(Internal(a.process, a.label))
-        elif a.kind == SEND:
-            payload = trace.messages[a.message].payload
-            out.append(Send(a.process, channels[a.channel].dst, payload, a.label))
-        elif a.kind == SNAPSHOT:
-            out.append(StartSnapshot(a.process, a.label or "s1"))
-    return out
+    return [sim.action(i) for i in range(len(sim.trace.actions))]
 
 
 __all__ = [

@@ -621,3 +621,33 @@ def test_an_algorithm_instance_holds_one_run_and_a_class_makes_one_per_run():
     assert isinstance(a.algorithm, ChandyLamport) and a.algorithm is not b.algorithm
     with pytest.raises(TypeError, match="not a SnapshotAlgorithm"):
         Simulator(network, algorithm=lambda: "chandy-lamport")  # type: ignore[arg-type,return-value]
+
+
+def test_fork_copies_a_run_or_its_beginning_and_leaves_it_alone():
+    from snapshotlib.algorithms import ClockSnapshot
+    from snapshotlib.workloads import random_execution, ring
+
+    sim = random_execution(ring(3), seed=3, n_actions=20)
+    whole_copy = sim.fork()
+    assert whole_copy.trace.actions == sim.trace.actions
+    assert whole_copy.states == sim.states and whole_copy.snapshots() == sim.snapshots()
+    start = sim.fork(5)
+    assert start.trace.actions == sim.trace.actions[:5]
+    start.run()
+    assert len(sim.trace.actions) == len(whole_copy.trace.actions)  # the original is untouched
+    drifting = Simulator(Network(["P1", "P2"]), algorithm=ClockSnapshot(3, rate={"P2": 0.5}))
+    drifting.step(Internal("P1", "A"))
+    clone = drifting.fork()
+    assert clone.algorithm is not drifting.algorithm and clone.algorithm.rate == {"P2": 0.5}
+
+
+def test_each_trace_action_is_the_action_that_took_it():
+    from snapshotlib.workloads import random_execution, ring
+
+    for fifo in (True, False):
+        sim = random_execution(ring(3, fifo=fifo), seed=8, n_actions=25)
+        again = Simulator(sim.network, sim.app, sim.initial)
+        for i in range(sim.time):
+            again.step(sim.action(i))
+        assert again.trace.actions == sim.trace.actions
+        assert again.trace.messages == sim.trace.messages

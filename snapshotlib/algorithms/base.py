@@ -17,9 +17,10 @@ records its state is where it turns from white to red in Dijkstra's colouring
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..trace import MARKER
 
@@ -67,6 +68,9 @@ class SnapshotRecord:
         return len(self.red_from) == self.n_processes and len(self.closed) == self.n_channels
 
 
+_A = TypeVar("_A", bound="SnapshotAlgorithm")
+
+
 class SnapshotAlgorithm:
     """Base class for snapshot algorithms; see the module docstring for the protocol."""
 
@@ -89,6 +93,16 @@ class SnapshotAlgorithm:
         if self._sim is None:
             raise SnapshotError(f"{self.name} is not attached to a simulator")
         return self._sim
+
+    def fresh(self: _A) -> _A:
+        """A new instance with this one's parameters, bound to no run (for another run of
+        the same set-up, e.g. :meth:`Simulator.fork`). Every run's state is made anew in
+        :meth:`bind`, so a shallow copy with no records is a fresh instance."""
+        clone = copy.copy(self)
+        clone._sim = None
+        clone.records = {}
+        clone.listening = ()
+        return clone
 
     @property
     def bound(self) -> bool:

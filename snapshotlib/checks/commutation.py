@@ -190,60 +190,82 @@ class _Observer(SnapshotAlgorithm):
     name = "replay"
 
 
-def _replay(sim: Simulator, snapshot_id: str, order: list[int], n_white: int) -> list[str]:
-    """Run ``order`` through a fresh simulator; the problems found (empty when none)."""
-    trace = sim.trace
-    replay = Simulator(sim.network, sim.app, sim.initial, algorithm=_Observer())
-    rt = replay.trace
-    sent: dict[int, list[int]] = {}
-    for m, msg in enumerate(trace.messages):
-        if msg.kind == APP:
-            sent.setdefault(msg.sent_by, []).append(m)
-    new_id: dict[int, int] = {}
-    fifo = sim.network.fifo
-    sss = snapshot_state(sim, snapshot_id)
-    names = [str(c) for c in sim.network.channels]
-    problems: list[str] = []
-    for step, i in enumerate(order):
-        if step == n_white:
-            problems += _compare_with_sss(replay, sss, new_id, names, trace)
-            if problems:
-                return problems
+class ReorderedRun:
+    """A run's application actions taken afresh, in an order of one's choosing, on a new
+    simulator of the same network, application and initial values (no snapshot).
+
+    :meth:`take` takes one action of the original trace, or says why it cannot be taken
+    now; :attr:`new_id` and :attr:`old_id` map the original run's message ids to the
+    replay's and back.
+    """
+
+    def __init__(self, sim: Simulator) -> None:
+        self.source = sim
+        self.sim = Simulator(sim.network, sim.app, sim.initial, algorithm=_Observer)
+        self.new_id: dict[int, int] = {}
+        self.old_id: dict[int, int] = {}
+        self._sent: dict[int, list[int]] = {}
+        for m, msg in enumerate(sim.trace.messages):
+            if msg.kind == APP:
+                self._sent.setdefault(msg.sent_by, []).append(m)
+
+    def take(self, i: int) -> str | None:
+        """Take action ``i`` of the original run; a one-line reason if it is illegal here
+        (its message not sent yet, or behind another on a FIFO channel), else ``None``."""
+        trace, replay = self.source.trace, self.sim
         a = trace.actions[i]
-        before = len(rt.messages)
+        before = len(replay.trace.messages)
         if a.kind == INTERNAL:
             replay.internal(a.process, a.label)
         elif a.kind == SEND:
             replay.send(a.process, a.channel, trace.messages[a.message].payload, a.label)
         elif a.kind == RECEIVE:
-            target = new_id.get(a.message)
+            target = self.new_id.get(a.message)
             q = replay.queues[a.channel]
-            if target is None:  # not sent yet in the reordered computation
-                return [
+            fifo = replay.network.fifo
+            if target is None:
+                return (
                     f"illegal: {trace.action_name(i)} of {a.process} would accept message "
                     f"{trace.message_name(a.message)} before it is sent"
-                ]
+                )
             if fifo and q[0] != target:
-                return [
+                return (
                     f"illegal: {trace.action_name(i)} of {a.process} would accept message "
                     f"{trace.message_name(a.message)} while an earlier message is ahead of it "
-                    f"on FIFO channel {names[a.channel]}"
-                ]
+                    f"on FIFO channel {replay.network.channels[a.channel]}"
+                )
             replay.deliver(a.channel, 0 if fifo else q.index(target), a.label)
-        originals = sent.get(i, [])
-        fresh = list(range(before, len(rt.messages)))
+        originals = self._sent.get(i, [])
+        fresh = range(before, len(replay.trace.messages))
         if len(originals) != len(fresh):
-            return [
-                f"the application is not deterministic: {trace.action_name(i)} sent differently"
-            ]
+            return f"the application is not deterministic: {trace.action_name(i)} sent differently"
         for old, new in zip(originals, fresh, strict=True):
-            new_id[old] = new
+            self.new_id[old] = new
+            self.old_id[new] = old
+        return None
+
+
+def _replay(sim: Simulator, snapshot_id: str, order: list[int], n_white: int) -> list[str]:
+    """Run ``order`` through a fresh simulator; the problems found (empty when none)."""
+    trace = sim.trace
+    run = ReorderedRun(sim)
+    sss = snapshot_state(sim, snapshot_id)
+    names = [str(c) for c in sim.network.channels]
+    problems: list[str] = []
+    for step, i in enumerate(order):
+        if step == n_white:
+            problems += _compare_with_sss(run.sim, sss, run.new_id, names, trace)
+            if problems:
+                return problems
+        problem = run.take(i)
+        if problem is not None:
+            return [problem]
     if n_white == len(order):
-        problems += _compare_with_sss(replay, sss, new_id, names, trace)
+        problems += _compare_with_sss(run.sim, sss, run.new_id, names, trace)
     for p, state in sim.states.items():
-        if replay.states[p] != state:
+        if run.sim.states[p] != state:
             problems.append(
-                f"final state of {p} differs after reordering: {replay.states[p]!r} != {state!r}"
+                f"final state of {p} differs after reordering: {run.sim.states[p]!r} != {state!r}"
             )
     return problems
 

@@ -30,14 +30,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import Action, Deliver, Internal, Send, StartSnapshot
+from ..actions import Deliver
 from ..algorithms.chandy_lamport import ChandyLamport
-from ..checks.commutation import check_commutation
+from ..checks.commutation import ReorderedRun, check_commutation
 from ..checks.predicates import conservation
 from ..formats.scenario import EXAMPLES, load_scenario, run_scenario
 from ..model import Channel
 from ..simulator import Simulator
-from ..trace import APP, CONTROL, INTERNAL, NOT_RECEIVED, RECEIVE, SEND, SNAPSHOT, Trace
+from ..trace import APP, CONTROL, INTERNAL, NOT_RECEIVED, SEND, SNAPSHOT, Trace
 from .feedback import Feedback, is_blank, no_answer_yet
 
 #: the example scenarios of the course (in a checkout of the repository)
@@ -65,20 +65,6 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ replaying
-def _as_action(sim: Simulator, index: int) -> Action:
-    a = sim.trace.actions[index]
-    net = sim.network
-    if a.kind in (RECEIVE, CONTROL):
-        return Deliver(net.channels[a.channel], None if net.fifo else a.message, a.label)
-    if a.kind == INTERNAL:
-        return Internal(a.process, a.label)
-    if a.kind == SEND:
-        dst = net.channels[a.channel].dst
-        return Send(a.process, dst, sim.trace.messages[a.message].payload, a.label)
-    assert a.kind == SNAPSHOT
-    return StartSnapshot(a.process, a.label or "s1")
-
-
 def replay(sim: Simulator, upto: int | None = None) -> Simulator:
     """An independent copy of a Chandy–Lamport run (its first ``upto`` actions).
 
@@ -87,10 +73,7 @@ def replay(sim: Simulator, upto: int | None = None) -> Simulator:
     """
     if not isinstance(sim.algorithm, ChandyLamport):
         raise ValueError(f"lesson 02 replays Chandy–Lamport runs, not {sim.algorithm.name}")
-    copy = Simulator(sim.network, sim.app, sim.initial, ChandyLamport())
-    for i in range(len(sim.trace.actions) if upto is None else upto):
-        copy.step(_as_action(sim, i))
-    return copy
+    return sim.fork(upto)
 
 
 # ------------------------------------------------------------------ text views
@@ -266,7 +249,7 @@ def moments(sim: Simulator) -> list[Moment]:
     copy = replay(sim, 0)
     out = [_moment(copy, "start")]
     for i in range(sim.time):
-        copy.step(_as_action(sim, i))
+        copy.step(sim.action(i))
         out.append(_moment(copy, describe_action(copy, i)))
     return out
 
@@ -319,32 +302,20 @@ def _reordered(sim: Simulator, order: Iterable[int]) -> tuple[Simulator, list[Mo
     :func:`recorded_moment`. The actions must form a legal run (each message received
     after it was sent, FIFO kept), as Dijkstra's reordering does.
     """
-    trace = sim.trace
-    copy = Simulator(sim.network, sim.app, sim.initial, ChandyLamport())
-    sent: dict[int, list[int]] = {}
-    for m, msg in enumerate(trace.messages):
-        if msg.kind == APP:
-            sent.setdefault(msg.sent_by, []).append(m)
-    old_of: dict[int, int] = {}
-    new_of: dict[int, int] = {}
+    run = ReorderedRun(sim)
 
     def moment(what: str) -> Moment:
-        m = _moment(copy, what)
-        chans = tuple((c, tuple(old_of[x] for x in ids)) for c, ids in m.channels)
+        m = _moment(run.sim, what)
+        chans = tuple((c, tuple(run.old_id[x] for x in ids)) for c, ids in m.channels)
         return Moment(m.time, what, m.processes, chans)
 
     out = [moment("start")]
     for i in order:
-        a = trace.actions[i]
-        action = _as_action(sim, i)
-        if a.kind == RECEIVE and not sim.network.fifo:
-            action = Deliver(action.channel, new_of[a.message], a.label)  # type: ignore[union-attr]
-        before = len(copy.trace.messages)
-        copy.step(action)
-        for old, new in zip(sent.get(i, []), range(before, len(copy.trace.messages)), strict=True):
-            old_of[new], new_of[old] = old, new
+        problem = run.take(i)
+        if problem is not None:
+            raise ValueError(problem)
         out.append(moment(describe_action(sim, i)))
-    return copy, out
+    return run.sim, out
 
 
 def reordering_text(sim: Simulator, snapshot_id: str = "s1") -> str:

@@ -36,9 +36,9 @@ from typing import Any
 
 from ..algorithms.base import SnapshotAlgorithm
 from ..checks.cut import check_snapshot
-from ..formats.scenario import RunStep, Scenario, ScenarioError, parse_scenario
+from ..formats.scenario import Scenario, ScenarioError, parse_scenario, run_scenario
 from ..model import Network
-from ..schedulers import FifoOrder, Scripted, make_scheduler
+from ..schedulers import FifoOrder, Scripted
 from ..simulator import ActionError, Simulator
 from ..workloads import actions_of, random_execution
 from .feedback import Feedback, is_blank, no_answer_yet
@@ -139,7 +139,7 @@ def narrate(sim: Simulator, snapshot_id: str = "s1") -> list[str]:
     """
     from .lesson_03 import describe_step
 
-    replay = Simulator(sim.network, sim.app, sim.initial, type(sim.algorithm)())
+    replay = sim.fork(0)
     lines = []
     for action in actions_of(sim):
         replay.step(action)
@@ -191,18 +191,7 @@ def run_with(scenario: Scenario, algorithm: SnapshotAlgorithm) -> Simulator:
     Markers are picked by snapshot id as in the scenario, so the same application
     actions happen in the same order; only what the algorithm does with them changes.
     """
-    sim = Simulator(scenario.network, scenario.app, scenario.initial, algorithm)
-    for number, step in enumerate(scenario.steps, start=1):
-        try:
-            if isinstance(step, RunStep):
-                sim.run(make_scheduler(step.scheduler, step.seed))
-            else:
-                resolve = getattr(step, "resolve", None)
-                sim.step(resolve(sim) if resolve is not None else step)
-        except ActionError as e:
-            raise ScenarioError(f"{scenario.source}: step {number}: {e}") from None
-    sim.algorithm.finish()
-    return sim
+    return run_scenario(scenario, algorithm=algorithm)
 
 
 def tally(

@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..actions import Internal, Send, StartSnapshot
 from ..apps import APPLICATIONS
 from ..simulator import Simulator
-from ..trace import CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
 from .scenario import ScenarioError
 
 #: algorithms a scenario can name without further parameters
@@ -49,22 +49,19 @@ def recorded_scenario(sim: Simulator, name: str = "recorded") -> dict[str, Any]:
     net, trace = sim.network, sim.trace
     steps: list[dict[str, Any]] = []
     for number, a in enumerate(trace.actions):
-        if a.kind == INTERNAL:
-            step: dict[str, Any] = {"do": "internal", "at": a.process}
-        elif a.kind == SEND:
-            message = trace.messages[a.message]
-            step = {"do": "send", "from": a.process, "to": net.channels[a.channel].dst,
-                    "payload": message.payload}  # fmt: skip
-        elif a.kind == SNAPSHOT:
-            steps.append({"do": "snapshot", "at": a.process, "id": a.label})
+        action = sim.action(number)
+        if isinstance(action, StartSnapshot):
+            steps.append({"do": "snapshot", "at": action.process, "id": action.snapshot_id})
             continue
-        elif a.kind in (RECEIVE, CONTROL):
-            channel = net.channels[a.channel]
+        if isinstance(action, Internal):
+            step: dict[str, Any] = {"do": "internal", "at": action.process}
+        elif isinstance(action, Send):
+            step = {"do": "send", "from": action.src, "to": action.dst, "payload": action.payload}
+        else:
+            channel = action.channel
             step = {"do": "deliver", "from": channel.src, "to": channel.dst}
             if not net.fifo:
                 step.update(_pick(sim, a.message, number))
-        else:  # pragma: no cover - the trace has no other kinds
-            raise ScenarioError(f"action {number}: unknown kind {a.kind!r}")
         if a.label is not None:
             step["label"] = a.label
         steps.append(step)

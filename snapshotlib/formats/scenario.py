@@ -41,7 +41,7 @@ Every error names the file, the step and what was expected (:class:`ScenarioErro
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -81,10 +81,14 @@ class Scenario:
     algorithm: Mapping[str, Any] = field(default_factory=dict)
     source: str = "<scenario>"
 
-    def simulator(self) -> Simulator:
-        """A fresh simulator for this scenario, before any step."""
+    def simulator(
+        self, algorithm: SnapshotAlgorithm | Callable[[], SnapshotAlgorithm] | None = None
+    ) -> Simulator:
+        """A fresh simulator for this scenario, before any step; under ``algorithm`` if
+        given, else the scenario's own."""
         try:
-            return Simulator(self.network, self.app, self.initial, _algorithm(self.algorithm))
+            chosen = algorithm if algorithm is not None else _algorithm(self.algorithm)
+            return Simulator(self.network, self.app, self.initial, chosen)
         except (AppError, ActionError, SnapshotError) as e:
             raise ScenarioError(f"{self.source}: {e}") from None
 
@@ -292,17 +296,28 @@ def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
     )
 
 
-def run_scenario(scenario: Scenario, until: int | None = None) -> Simulator:
-    """Run the scenario's steps (the first ``until`` of them, default all)."""
-    sim = scenario.simulator()
+def step_action(step: Action, sim: Simulator) -> Action:
+    """The action a scenario step other than ``run`` takes in ``sim``'s state now: a
+    delivery that names its message by label or marker id finds it in flight
+    (:class:`~snapshotlib.simulator.ActionError` if it is not there)."""
+    return step.resolve(sim) if isinstance(step, _DeliverByName) else step
+
+
+def run_scenario(
+    scenario: Scenario,
+    until: int | None = None,
+    algorithm: SnapshotAlgorithm | Callable[[], SnapshotAlgorithm] | None = None,
+) -> Simulator:
+    """Run the scenario's steps (the first ``until`` of them, default all), under
+    ``algorithm`` if given (the same application actions in the same order; markers are
+    still picked by snapshot id), else under the scenario's own."""
+    sim = scenario.simulator(algorithm)
     for number, step in enumerate(scenario.steps[:until], start=1):
         try:
             if isinstance(step, RunStep):
                 sim.run(make_scheduler(step.scheduler, step.seed))
-            elif isinstance(step, _DeliverByName):
-                sim.step(step.resolve(sim))
             else:
-                sim.step(step)
+                sim.step(step_action(step, sim))
         except ActionError as e:
             raise ScenarioError(f"{scenario.source}: step {number}: {e}") from None
     sim.algorithm.finish()

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import html
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
-from ..formats.scenario import RunStep, Scenario, load_scenario
+from ..formats.scenario import RunStep, Scenario, load_scenario, step_action
 from ..model import Network
 from ..schedulers import make_scheduler
 from ..simulator import ActionError, Simulator
@@ -70,7 +71,8 @@ class Explorer:
         if isinstance(source, Scenario):
             self.scenario: Scenario | None = source
             self.script = source.steps
-            self._fresh = source.simulator
+            scenario = source
+            self._fresh: Callable[[], Simulator] = lambda: scenario.simulator()
         elif isinstance(source, Network):
             self.scenario = None
             net = source
@@ -278,9 +280,8 @@ class Explorer:
                 if ok and rng is not None:
                     self._run_rng[self.sim.time] = rng.getstate()
                 return ok
-            resolve = getattr(item, "resolve", None)
             try:
-                action = resolve(self.sim) if resolve else item
+                action = step_action(item, self.sim)
             except ActionError as e:
                 self._say(f"scenario step {pos + 1}: {e}", error=True)
                 return False

@@ -33,10 +33,9 @@ from typing import Any
 from ...actions import Send, StartSnapshot
 from ...apps import AppError, Application, SendFn
 from ...model import Network
-from ...schedulers import RandomOrder, Scripted
+from ...schedulers import RandomOrder
 from ...simulator import Simulator
 from ...trace import RECEIVE, SEND
-from ...workloads import actions_of
 
 NAME = "08_termination_detector"
 VARIANT = False
@@ -107,9 +106,7 @@ def requests_run(seed: int, processes: int = 4) -> Simulator:
 
 def replay(sim: Simulator, until: int) -> Simulator:
     """The run ``sim`` stopped after its first ``until`` actions (a copy; ``sim`` stays)."""
-    again = Simulator(sim.network, sim.app, sim.initial, type(sim.algorithm)())
-    again.run(Scripted(actions_of(sim)[:until]))
-    return again
+    return sim.fork(until)
 
 
 def random_state(seed: int) -> dict[str, Any]:
