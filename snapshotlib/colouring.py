@@ -23,6 +23,14 @@ WHITE = "white"
 RED = "red"
 
 
+def turned_red(red_from: Mapping[str, int], process: str, action: int) -> bool:
+    """Dijkstra's colour rule, the one place it is written: action ``action`` (a trace
+    index) of ``process`` is red when the process recorded its state at or before it
+    (``red_from[process]`` is its first red action); a message has its sender's colour."""
+    turned = red_from.get(process)
+    return turned is not None and action >= turned
+
+
 @dataclass(frozen=True)
 class Colouring:
     """Colours of one snapshot over a trace; ``red_from[p]`` is where ``p`` turned red."""
@@ -33,8 +41,7 @@ class Colouring:
 
     def is_red(self, action: int) -> bool:
         """Whether action ``action`` (a trace index) is red."""
-        turned = self.red_from.get(self.trace.actions[action].process)
-        return turned is not None and action >= turned
+        return turned_red(self.red_from, self.trace.actions[action].process, action)
 
     def action(self, action: int) -> str:
         return RED if self.is_red(action) else WHITE
@@ -55,8 +62,7 @@ class Colouring:
         out = []
         for i, a in enumerate(self.trace.actions):
             if a.kind in APP_KINDS:
-                turned = red_from.get(a.process)
-                out.append((i, turned is not None and i >= turned))
+                out.append((i, turned_red(red_from, a.process, i)))
         return out
 
 

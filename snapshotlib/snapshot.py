@@ -81,7 +81,7 @@ def assemble(record: SnapshotRecord, sim: Simulator) -> GlobalSnapshot:
         if p not in record.red_from:
             continue
         red = record.red_from[p]
-        done = all(i in record.closed for i in sim.input_channels(p))
+        done = record.part_done(p, sim.input_channels(p))
         processes[p] = RecordedProcess(
             tuple(trace.labels_before(p, red)), record.states[p], red, done
         )

@@ -169,12 +169,6 @@ class BarrierSnapshot(SnapshotAlgorithm):
         rec.channels.setdefault(channel, [])
         rec.closed.add(channel)
 
-    def process_done(self, rec: SnapshotRecord, process: str) -> bool:
-        """Whether ``process`` has finished its part of ``rec`` (state and inputs)."""
-        return process in rec.red_from and all(
-            ch in rec.closed for ch in self.sim.input_channels(process)
-        )
-
     def discard(self, snapshot_id: str) -> None:
         """Forget a failed checkpoint: its logs stop, its blocked inputs are released."""
         self.records.pop(snapshot_id, None)

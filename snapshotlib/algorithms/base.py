@@ -18,7 +18,7 @@ records its state is where it turns from white to red in Dijkstra's colouring
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -61,6 +61,13 @@ class SnapshotRecord:
     closed: set[int] = field(default_factory=set)
     n_channels: int = 0
     n_processes: int = 0
+
+    def part_done(self, process: str, inputs: Iterable[int]) -> bool:
+        """Whether ``process`` has done its part: recorded its state and finished
+        recording every one of its ``inputs`` (channel indices, e.g.
+        :meth:`Simulator.input_channels`)."""
+        closed = self.closed
+        return process in self.red_from and all(ch in closed for ch in inputs)
 
     @property
     def complete(self) -> bool:

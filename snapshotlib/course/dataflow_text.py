@@ -110,7 +110,7 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
 
     for _ in range(max_steps):
         rec = record()
-        if started and rec is not None and process in rec.red_from and inputs <= rec.closed:
+        if started and rec is not None and rec.part_done(process, inputs):
             break
         was_recorded = rec is not None and process in rec.red_from
         blocked_before = set(sim.blocked) & inputs
@@ -153,7 +153,7 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
                         f"({waiting} waiting)"
                     )
     rec = record()
-    if rec is not None and process in rec.red_from and inputs <= rec.closed:
+    if rec is not None and rec.part_done(process, inputs):
         in_flight = {c: rec.channels.get(c, []) for c in sorted(inputs)}
         held = [f"{_name(job, c)}: {_records(job, ms)}" for c, ms in in_flight.items() if ms]
         lines.append(

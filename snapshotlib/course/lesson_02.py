@@ -193,7 +193,7 @@ def parts_done(sim: Simulator, snapshot_id: str = "s1") -> str:
     finished = {}
     for p in sim.network.processes:
         inputs = sim.input_channels(p)
-        if p not in record.red_from or not all(i in record.closed for i in inputs):
+        if not record.part_done(p, inputs):
             continue
         arrivals = [
             k

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..checks.causality import happens_before, vector_clocks
 from ..checks.predicates import conservation
+from ..colouring import turned_red
 from ..formats.scenario import EXAMPLES, load_scenario, run_scenario
 from ..model import Channel
 from ..simulator import Simulator
@@ -94,8 +95,7 @@ def describe_step(sim: Simulator, snapshot_id: str = "s1") -> str:
     head = f"[{i + 1}] "
 
     def colour(process: str) -> str:
-        turned = red_from.get(process)
-        if turned is not None and i >= turned:
+        if turned_red(red_from, process, i):
             return f" {process} has already recorded, so this event is not in the snapshot."
         return f" {process} has not recorded yet: this event will be in its recorded state."
 

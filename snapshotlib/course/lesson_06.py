@@ -204,12 +204,10 @@ def without_channels(snapshot: GlobalSnapshot) -> GlobalSnapshot:
 def _part_done_at(sim: Simulator, snapshot_id: str, process: str) -> int | None:
     """The trace index at which ``process`` had its marker on every input channel."""
     rec = sim.algorithm.records[snapshot_id]
-    if process not in rec.red_from:
+    inputs = set(sim.input_channels(process))
+    if not rec.part_done(process, inputs):
         return None
     trace = sim.trace
-    inputs = set(sim.input_channels(process))
-    if not inputs <= rec.closed:
-        return None
     done = rec.red_from[process]
     for m, msg in enumerate(trace.messages):
         if msg.kind != APP and msg.tag == snapshot_id and msg.channel in inputs:

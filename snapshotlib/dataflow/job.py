@@ -273,11 +273,7 @@ class StreamJob:
             if rec is None:
                 continue
             for p in self.network.processes:
-                if (
-                    p not in entry.nodes_completed
-                    and p in rec.red_from
-                    and all(ch in rec.closed for ch in self.sim.input_channels(p))
-                ):
+                if p not in entry.nodes_completed and rec.part_done(p, self.sim.input_channels(p)):
                     self.coordinator.node_done(entry.id, p, self.steps)
             if entry.status == COMPLETED:
                 self._completed(entry)

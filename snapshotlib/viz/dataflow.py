@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..algorithms.base import SnapshotRecord
+from ..colouring import turned_red
 from ..dataflow.app import Record
 from ..dataflow.coordinator import COMPLETED, INITIATED
 from ..trace import APP
@@ -234,8 +235,7 @@ def dataflow_spec(
             where = f"on {names[i]} ({k + 1} of {len(queue)} from the head)"
             if msg.kind == APP:
                 sender = net.channels[i].src
-                turned = rec.red_from.get(sender) if rec is not None else None
-                red = turned is not None and msg.sent_by >= turned
+                red = rec is not None and turned_red(rec.red_from, sender, msg.sent_by)
                 r_x.append(x)
                 r_y.append(y)
                 r_text.append(f"record {record_name(sim, m)} {where}")

@@ -20,6 +20,7 @@ from typing import Any
 
 import networkx as nx
 
+from ..colouring import turned_red
 from ..model import Network
 from ..simulator import Simulator
 from ..snapshot import GlobalSnapshot
@@ -157,8 +158,8 @@ def network_spec(
             x, y = _along(seg, 0.82 - k * step)
             msg = trace.messages[m]
             if msg.kind == APP:
-                turned = record.red_from.get(trace.actions[msg.sent_by].process) if record else None
-                red = turned is not None and msg.sent_by >= turned
+                sender = trace.actions[msg.sent_by].process
+                red = record is not None and turned_red(record.red_from, sender, msg.sent_by)
                 msg_x.append(x)
                 msg_y.append(y)
                 msg_text.append(f"{trace.message_name(m)} on {names[i]} ({k + 1} of {len(queue)})")

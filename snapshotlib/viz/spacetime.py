@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..colouring import turned_red
 from ..simulator import Simulator
 from ..trace import APP, APP_KINDS, CONTROL, NOT_RECEIVED, RECEIVE, SNAPSHOT
 from . import style
@@ -107,8 +108,7 @@ def spacetime_spec(
     for i, a in enumerate(trace.actions):
         y = row[a.process]
         if a.kind in APP_KINDS:
-            turned = red_from.get(a.process)
-            red = turned is not None and i >= turned
+            red = turned_red(red_from, a.process, i)
             name = trace.action_name(i)
             ev_x.append(i)
             ev_y.append(y)
@@ -127,7 +127,7 @@ def spacetime_spec(
             inside = (
                 (i < cut.get(a.process, now))
                 if cut is not None
-                else (turned is not None and i < turned)
+                else (a.process in red_from and not red)  # in its recorded state
             )
             if inside:
                 rec_x.append(i)
