@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
-from ..algorithms import ChandyLamport, ClockSnapshot, LaiYang, SnapshotAlgorithm, SnapshotError
+from ..algorithms import ClockSnapshot, SnapshotAlgorithm, SnapshotError, algorithm_class
 from ..apps import APPLICATIONS, AppError
 from ..model import Network, NetworkError
 from ..schedulers import make_scheduler
@@ -285,10 +285,8 @@ def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
             f"field 'algorithm': unknown field(s) {', '.join(sorted(extra))} for {name!r}; "
             f"allowed: {', '.join(sorted(allowed))}"
         )
-    if name == "chandy-lamport":
-        return ChandyLamport()
-    if name == "lai-yang":
-        return LaiYang()
+    if name != "clock":
+        return algorithm_class(name)()
     if "at" not in spec:
         raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
     return ClockSnapshot(

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..algorithms import ChandyLamport, ClockSnapshot, LaiYang, SnapshotAlgorithm
+from ..algorithms import ClockSnapshot, SnapshotAlgorithm, algorithm_class
 from ..model import Network
 from ..simulator import Simulator
 from ..workloads import complete, max_extra_edges, random_strongly_connected, ring
@@ -167,7 +167,7 @@ def _run_classic(point: Point) -> Row:
         rates = {p: 1 + drift * rng.uniform(-1, 1) for p in net.processes}
         algorithm = TickClock(point["start"] * duration, rates)
     else:
-        algorithm = LaiYang() if name == "lai-yang" else ChandyLamport()
+        algorithm = algorithm_class(name)()
         count = min(point["initiators"], len(net.processes))
         initiations[start] = rng.sample(net.processes, count)
     sim = Simulator(net, "tokens", dict.fromkeys(net.processes, point["tokens"]), algorithm)

@@ -1,5 +1,10 @@
 """Figures: pure functions from the engine's state to plotly figures.
 
+A new figure is a function here (a module per kind of figure) taking a simulator, a
+snapshot or a job and returning a plotly figure; shared colours and marks are in
+:mod:`.style`, Dijkstra's colours come from :mod:`snapshotlib.colouring`. A widget that
+shows it goes in :mod:`snapshotlib.widgets`.
+
 Needs the ``viz`` extra (plotly, networkx). Importing :mod:`snapshotlib` alone never
 imports this package.
 """

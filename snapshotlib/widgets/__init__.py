@@ -1,5 +1,8 @@
 """Widgets for JupyterLab: thin ipywidgets controllers over the engine and the figures.
 
+A new widget goes in a module of its own here: it steps the engine and redraws a figure
+of :mod:`snapshotlib.viz`; it computes nothing the engine or the checks do not.
+
 Needs the ``widgets`` extra (ipywidgets, anywidget, plotly, networkx).
 """
 
