@@ -54,7 +54,7 @@ from .feedback import Feedback
 __all__ = [
     "MODALITIES",
     "OverwritingTokens",
-    "SweepResult",
+    "StabilitySweep",
     "check_deadlock",
     "check_in_transit",
     "check_modality",
@@ -399,7 +399,7 @@ def timeline(sim: Simulator, start: int = 0, stop: int | None = None) -> str:
 
 
 @dataclass(frozen=True)
-class SweepResult:
+class StabilitySweep:
     """What :func:`stability_sweep` found, per predicate (``termination``, ``deadlock``).
 
     Attributes
@@ -483,7 +483,7 @@ class _SweepRun:
                 self.at_end[sid] = _truth(self.sim)
 
 
-def stability_sweep(runs: int = 200, processes: int = 4, seed: int = 6) -> SweepResult:
+def stability_sweep(runs: int = 200, processes: int = 4, seed: int = 6) -> StabilitySweep:
     """Test the two guarantees on many random runs of the ``requests`` application.
 
     In each run, every process asks a random other process with probability one half,
@@ -549,7 +549,7 @@ def stability_sweep(runs: int = 200, processes: int = 4, seed: int = 6) -> Sweep
                     if started[later] >= finished[sid]:
                         counts["pairs"][name] += 1
                         counts["flips"][name] += not verdicts[later][name]
-    return SweepResult(runs, total, **counts)
+    return StabilitySweep(runs, total, **counts)
 
 
 # ---------------------------------------------------------------------- checkers
