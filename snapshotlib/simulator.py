@@ -41,8 +41,10 @@ from .trace import (
     SEND,
     SNAPSHOT,
     ActionRecord,
+    ControlSent,
     MessageRecord,
     Trace,
+    TraceEvent,
 )
 
 _new = tuple.__new__
@@ -405,11 +407,17 @@ class Simulator:
         of the messages behind it: an unaligned barrier overtaking buffered data.
         """
         mid = self.trace.add_message(channel, sent_by, kind, None, payload, tag)
+        if tag is not None:
+            self.trace.events.append(ControlSent(sent_by, tag, channel, mid))
         if at is None:
             self.queues[channel].append(mid)
         else:
             self.queues[channel].insert(at, mid)
         return mid
+
+    def event(self, event: TraceEvent) -> None:
+        """Write a typed event to the trace (see :mod:`snapshotlib.trace`)."""
+        self.trace.events.append(event)
 
     def block(self, channel: int) -> None:
         """Hold back deliveries on ``channel`` (e.g. while aligning barriers)."""

@@ -10,11 +10,19 @@ Action kinds: ``internal``, ``send`` and ``receive`` are the application's atomi
 actions (EWD 864a); ``snapshot`` (a process initiates a snapshot) and ``control``
 (a marker or other algorithm message is accepted) belong to the snapshot algorithm and
 are not part of the computation being observed.
+
+Besides actions and messages, algorithms append typed :class:`TraceEvent` records to
+:attr:`Trace.events` when something a reader cares about happens (a process records
+its state, a channel's recording starts or closes, a process's part or the whole
+snapshot is done; the simulator adds :class:`ControlSent` for every control message).
+Readers (narration, figures) read these instead of re-deriving them from state. No
+event is written for an application delivery, so the hot path pays nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 INTERNAL = "internal"
@@ -60,15 +68,76 @@ class MessageRecord(NamedTuple):
 _new = tuple.__new__
 
 
+@dataclass(frozen=True)
+class TraceEvent:
+    """Something that happened to snapshot ``snapshot_id`` in trace action ``action``."""
+
+    action: int
+    snapshot_id: str
+
+
+@dataclass(frozen=True)
+class StateRecorded(TraceEvent):
+    """``process`` recorded its state (turned red): on its own initiative when ``via`` is
+    ``None``, else on the first control message, which came on channel ``via``."""
+
+    process: str
+    via: int | None
+
+
+@dataclass(frozen=True)
+class ControlSent(TraceEvent):
+    """Control message ``message`` (a marker, a barrier) was sent on ``channel``."""
+
+    channel: int
+    message: int
+
+
+@dataclass(frozen=True)
+class RecordingStarted(TraceEvent):
+    """Channel ``channel``'s recording began: what is accepted on it now is recorded."""
+
+    channel: int
+
+
+@dataclass(frozen=True)
+class RecordingClosed(TraceEvent):
+    """Channel ``channel``'s recording finished, holding ``messages`` (ids, in order)."""
+
+    channel: int
+    messages: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PartDone(TraceEvent):
+    """``process`` has done its part: state recorded, every input channel closed."""
+
+    process: str
+
+
+@dataclass(frozen=True)
+class SnapshotComplete(TraceEvent):
+    """Every process has recorded and every channel is closed."""
+
+
 class Trace:
     """Actions and messages in the order they happened."""
 
-    __slots__ = ("_by_process", "_by_process_len", "actions", "messages", "received_by")
+    __slots__ = (
+        "_by_process",
+        "_by_process_len",
+        "actions",
+        "events",
+        "messages",
+        "received_by",
+    )
 
     def __init__(self) -> None:
         self.actions: list[ActionRecord] = []
         self.messages: list[MessageRecord] = []
         self.received_by: list[int] = []
+        #: typed events, in the order they happened (see the module docstring)
+        self.events: list[TraceEvent] = []
         self._by_process: dict[str, list[int]] = {}
         self._by_process_len = -1
 
@@ -95,6 +164,14 @@ class Trace:
         self.messages.append(_new(MessageRecord, (channel, sent_by, kind, label, payload, tag)))
         self.received_by.append(NOT_RECEIVED)
         return ident
+
+    def events_at(self, action: int, snapshot_id: str | None = None) -> list[TraceEvent]:
+        """The events of trace action ``action`` (of ``snapshot_id`` only, if given)."""
+        return [
+            e
+            for e in self.events
+            if e.action == action and (snapshot_id is None or e.snapshot_id == snapshot_id)
+        ]
 
     def app_actions(self) -> Iterator[tuple[int, ActionRecord]]:
         """``(index, action)`` for every application action, in order."""

@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .actions import Action
@@ -134,7 +134,7 @@ def random_execution(
     p_send: float = 0.5,
     starts: Sequence[float] | None = None,
     spread: int | None = None,
-    algorithm: SnapshotAlgorithm | None = None,
+    algorithm: SnapshotAlgorithm | Callable[[], SnapshotAlgorithm] | None = None,
 ) -> Simulator:
     """A random run with snapshots taken along the way, then drained to quiescence.
 

@@ -22,7 +22,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..trace import MARKER
+from ..trace import (
+    MARKER,
+    PartDone,
+    RecordingClosed,
+    RecordingStarted,
+    SnapshotComplete,
+    StateRecorded,
+)
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -134,6 +141,39 @@ class SnapshotAlgorithm:
         )
         self.records[snapshot_id] = rec
         return rec
+
+    # ------------------------------------------ recording, with its trace events
+    def record_state(
+        self, rec: SnapshotRecord, process: str, action: int, via: int | None = None
+    ) -> None:
+        """``process`` records its state for ``rec`` in ``action`` (on its own initiative,
+        or on a first control message that came on channel ``via``)."""
+        sim = self.sim
+        rec.red_from[process] = action
+        rec.states[process] = sim.states[process]
+        sim.event(StateRecorded(action, rec.id, process, via))
+
+    def open_channel(self, rec: SnapshotRecord, channel: int, action: int) -> list[int]:
+        """Start recording ``channel`` for ``rec``; the list its messages go to."""
+        messages: list[int] = []
+        rec.channels[channel] = messages
+        self.sim.event(RecordingStarted(action, rec.id, channel))
+        return messages
+
+    def close_channel(self, rec: SnapshotRecord, channel: int, action: int) -> None:
+        """Finish recording ``channel`` for ``rec`` (empty if it was never opened)."""
+        messages = rec.channels.setdefault(channel, [])
+        rec.closed.add(channel)
+        self.sim.event(RecordingClosed(action, rec.id, channel, tuple(messages)))
+
+    def note_progress(self, rec: SnapshotRecord, process: str, action: int) -> None:
+        """After ``action`` changed ``process``'s part of ``rec``: the events of its part,
+        and of the whole snapshot, being done, if they are now."""
+        sim = self.sim
+        if rec.part_done(process, sim.input_channels(process)):
+            sim.event(PartDone(action, rec.id, process))
+            if rec.complete:
+                sim.event(SnapshotComplete(action, rec.id))
 
     def start(self, process: str, snapshot_id: str, action: int) -> None:
         """``process`` initiates ``snapshot_id`` in trace action ``action``."""

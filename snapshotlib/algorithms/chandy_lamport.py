@@ -55,7 +55,8 @@ class ChandyLamport(SnapshotAlgorithm):
             self._record(rec, process, action, via=channel)
         else:
             self._recording[channel].pop(snapshot_id, None)
-            rec.closed.add(channel)
+            self.close_channel(rec, channel, action)
+            self.note_progress(rec, process, action)
 
     def discard(self, snapshot_id: str) -> None:
         super().discard(snapshot_id)
@@ -70,14 +71,12 @@ class ChandyLamport(SnapshotAlgorithm):
 
     def _record(self, rec: SnapshotRecord, process: str, action: int, via: int | None) -> None:
         sim = self.sim
-        rec.red_from[process] = action
-        rec.states[process] = sim.states[process]
+        self.record_state(rec, process, action, via)
         for ch in sim.input_channels(process):
-            messages: list[int] = []
-            rec.channels[ch] = messages
-            if ch == via:
-                rec.closed.add(ch)
+            if ch == via:  # the marker came on it: recorded empty
+                self.close_channel(rec, ch, action)
             else:
-                self._recording[ch][rec.id] = messages
+                self._recording[ch][rec.id] = self.open_channel(rec, ch, action)
         for ch in sim.output_channels(process):
             sim.emit(ch, action, self.control_kind, rec.id)
+        self.note_progress(rec, process, action)

@@ -84,7 +84,7 @@ class LaiYang(SnapshotAlgorithm):
         if process not in rec.red_from:
             self._record(rec, process, action)
         self._expected[rec.id][channel] = int(marker.payload)
-        self._close_if_done(rec, channel)
+        self._close_if_done(rec, channel, action)
 
     def on_app_receive(self, channel: int, message: int) -> None:
         self._arrived[channel].append(message)
@@ -98,7 +98,7 @@ class LaiYang(SnapshotAlgorithm):
                 continue
             if not red and channel not in rec.closed:
                 rec.channels[channel].append(message)
-                self._close_if_done(rec, channel)
+                self._close_if_done(rec, channel, len(self.sim.trace.actions) - 1)
 
     # ------------------------------------------------------------- internals
     def _is_red(self, rec: SnapshotRecord, message: int) -> bool:
@@ -109,10 +109,9 @@ class LaiYang(SnapshotAlgorithm):
 
     def _record(self, rec: SnapshotRecord, process: str, action: int) -> None:
         sim = self.sim
-        rec.red_from[process] = action
-        rec.states[process] = sim.states[process]
+        self.record_state(rec, process, action)
         for ch in sim.input_channels(process):
-            rec.channels[ch] = []
+            self.open_channel(rec, ch, action)
         outputs = sim.output_channels(process)
         white_sent = dict.fromkeys(outputs, 0)  # every message sent so far is white
         for msg in sim.trace.messages:
@@ -120,8 +119,9 @@ class LaiYang(SnapshotAlgorithm):
                 white_sent[msg.channel] += 1
         for ch in outputs:
             sim.emit(ch, action, self.control_kind, rec.id, white_sent[ch])
+        self.note_progress(rec, process, action)
 
-    def _close_if_done(self, rec: SnapshotRecord, channel: int) -> None:
+    def _close_if_done(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         expected = self._expected[rec.id].get(channel)
         if expected is None or channel in rec.closed:
             return
@@ -129,4 +129,5 @@ class LaiYang(SnapshotAlgorithm):
         messages = self.sim.trace.messages
         white = sum(1 for m in self._arrived[channel] if messages[m].sent_by < turned)
         if white == expected:
-            rec.closed.add(channel)
+            self.close_channel(rec, channel, action)
+            self.note_progress(rec, self._dst[channel], action)

@@ -36,10 +36,25 @@ from ..formats.scenario import EXAMPLES, load_scenario, run_scenario
 from ..model import Channel
 from ..simulator import Simulator
 from ..snapshot import GlobalSnapshot
-from ..trace import APP, APP_KINDS, CONTROL, INTERNAL, RECEIVE, SEND, SNAPSHOT
+from ..trace import (
+    APP,
+    APP_KINDS,
+    CONTROL,
+    INTERNAL,
+    RECEIVE,
+    SEND,
+    SNAPSHOT,
+    ControlSent,
+    PartDone,
+    RecordingClosed,
+    RecordingStarted,
+    SnapshotComplete,
+    StateRecorded,
+    TraceEvent,
+)
 from .feedback import Feedback, no_answer_yet
 
-#: the example scenarios of the course (in a checkout of the repository)
+#: the example scenarios of the course (package data)
 SCENARIOS = EXAMPLES
 
 
@@ -120,21 +135,28 @@ def describe_step(sim: Simulator, snapshot_id: str = "s1") -> str:
         return text + colour(a.process)
     if rec is None:
         return f"{head}{a.process}: {a.kind} (no snapshot {snapshot_id!r})"
-    if a.kind == SNAPSHOT:
-        return head + _turns_red(sim, snapshot_id, a.process, i, None, initiator=True)
-    if a.kind == CONTROL:
+    # what the algorithm did in this action, as the events it wrote to the trace say
+    events = trace.events_at(i, snapshot_id)
+    if a.kind == CONTROL and trace.messages[a.message].tag != snapshot_id:
         ch = net.channels[a.channel]
-        if trace.messages[a.message].tag != snapshot_id:
-            return f"{head}{a.process} receives a marker of another snapshot on {channel_name(ch)}."
-        if red_from.get(a.process) == i:
-            return head + _turns_red(sim, snapshot_id, a.process, i, a.channel, initiator=False)
-        got = rec.channels.get(a.channel, [])
-        state = ", ".join(trace.message_name(m) for m in got) or "empty"
+        return f"{head}{a.process} receives a marker of another snapshot on {channel_name(ch)}."
+    turned = next((e for e in events if isinstance(e, StateRecorded)), None)
+    if turned is not None:
+        return head + _turns_red(sim, turned, events)
+    closed = next((e for e in events if isinstance(e, RecordingClosed)), None)
+    if a.kind == CONTROL and closed is not None:
+        name = channel_name(net.channels[closed.channel])
+        state = ", ".join(trace.message_name(m) for m in closed.messages) or "empty"
         text = (
-            f"{head}A marker arrives at {a.process} on {channel_name(ch)}, not its first: "
-            f"{a.process} stops recording {channel_name(ch)}, whose state is {state}."
+            f"{head}A marker arrives at {a.process} on {name}, not its first: "
+            f"{a.process} stops recording {name}, whose state is {state}."
         )
-        return text + _progress(sim, snapshot_id, a.process)
+        return text + _progress(a.process, events)
+    if a.kind == SNAPSHOT:  # a concurrent snapshot, not the one narrated
+        return f"{head}{a.process} starts snapshot {a.label}, not {snapshot_id}."
+    if a.kind == CONTROL:  # e.g. Lai–Yang: the channel closes once its white messages are in
+        name = channel_name(net.channels[a.channel])
+        return f"{head}A marker arrives at {a.process} on {name}, not its first: {name} stays open."
     return f"{head}{a.process}: {a.kind}"
 
 
@@ -208,24 +230,26 @@ def in_flight(sim: Simulator) -> str:
     return "\n".join(lines)
 
 
-def _turns_red(
-    sim: Simulator, snapshot_id: str, process: str, i: int, via: int | None, initiator: bool
-) -> str:
-    net = sim.network
-    events = _list(sim.trace.labels_before(process, i))
+def _turns_red(sim: Simulator, turned: StateRecorded, events: list[TraceEvent]) -> str:
+    """A process recording its state, from the events of that action."""
+    net, process, sid = sim.network, turned.process, turned.snapshot_id
+    recorded = _list(sim.trace.labels_before(process, turned.action))
     if sim.app.name != "events":  # e.g. tokens: the state is more than the events
-        recorded = sim.algorithm.records[snapshot_id].states[process]
-        events += f"; state {sim.app.describe(recorded, ())}"
-    outs = " and ".join(channel_name(c) for c in net.outputs(process))
-    recording = [channel_name(c) for c in net.inputs(process) if net.channel_index(c) != via]
-    if initiator:
-        text = f"{process} starts snapshot {snapshot_id}: it records its state ({events})"
+        state = sim.algorithm.records[sid].states[process]
+        recorded += f"; state {sim.app.describe(state, ())}"
+    outs = " and ".join(
+        channel_name(net.channels[e.channel]) for e in events if isinstance(e, ControlSent)
+    )
+    recording = [
+        channel_name(net.channels[e.channel]) for e in events if isinstance(e, RecordingStarted)
+    ]
+    if turned.via is None:
+        text = f"{process} starts snapshot {sid}: it records its state ({recorded})"
     else:
-        ch = net.channels[via] if via is not None else None
+        via = channel_name(net.channels[turned.via])
         text = (
-            f"A marker arrives at {process} on {channel_name(ch or '')}, its first: "
-            f"{process} records its state ({events}), records {channel_name(ch or '')} "
-            "as empty"
+            f"A marker arrives at {process} on {via}, its first: "
+            f"{process} records its state ({recorded}), records {via} as empty"
         )
     text += f", sends a marker on {outs}"
     text += (
@@ -233,15 +257,14 @@ def _turns_red(
         if recording
         else " and has no other channel to record."
     )
-    return text + _progress(sim, snapshot_id, process)
+    return text + _progress(process, events)
 
 
-def _progress(sim: Simulator, snapshot_id: str, process: str) -> str:
-    snap = sim.snapshot(snapshot_id)
-    part = snap.processes.get(process)
-    if snap.complete:
+def _progress(process: str, events: list[TraceEvent]) -> str:
+    """What the action's events say of the process's part and the whole snapshot."""
+    if any(isinstance(e, SnapshotComplete) for e in events):
         return f" {process} is done, and so is the whole snapshot."
-    if part is not None and part.done:
+    if any(isinstance(e, PartDone) and e.process == process for e in events):
         return f" {process} has heard a marker on every input channel: its part is done."
     return ""
 
