@@ -146,22 +146,26 @@ def cmd_cos418(args: argparse.Namespace) -> int:
     return 0
 
 
-def _find_autograder(exercise: str, course: Path | None) -> tuple[str, Path]:
-    """The exercise's name and autograder zip, from ``N`` or ``NN_name``: in the course's
-    ``build/autograder/``, or the current folder's when there is no course."""
-    base = course if course is not None else Path.cwd()
+def _find_autograder(exercise: str, bases: list[Path]) -> tuple[str, Path]:
+    """The exercise's name and autograder zip, from ``N`` or ``NN_name``: in the first of
+    ``bases`` whose ``build/autograder/`` has it."""
     prefix = f"{int(exercise):02d}_" if exercise.isdigit() else exercise
-    zips = sorted((base / "build" / "autograder").glob(f"{prefix}*.zip"))
-    if zips:
-        return zips[0].stem, zips[0]
-    known = sorted(p.stem for p in (base / "solutions").glob(f"{prefix}*.ipynb"))
+    for base in bases:
+        zips = sorted((base / "build" / "autograder").glob(f"{prefix}*.zip"))
+        if zips:
+            return zips[0].stem, zips[0]
+    known = [
+        (base, p.stem) for base in bases for p in sorted(base.glob(f"solutions/{prefix}*.ipynb"))
+    ]
     if not known:
+        where = " or ".join(str(b) for b in bases)
         raise UsageError(
-            f"no exercise {exercise} in {base} (no solutions/{prefix}*.ipynb): give the "
+            f"no exercise {exercise} in {where} (no solutions/{prefix}*.ipynb): give the "
             "course folder with --course, or the autograder zip with --autograder"
         )
+    base, name = known[0]
     raise UsageError(
-        f"no autograder zip built for {known[0]} ({base / 'build' / 'autograder'}): "
+        f"no autograder zip built for {name} ({base / 'build' / 'autograder'}): "
         "run `make exercises` there"
     )
 
@@ -191,7 +195,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
             raise UsageError(f"{zipped}: no such autograder zip")
         name = args.exercise if not args.exercise.isdigit() else zipped.stem
     else:
-        name, zipped = _find_autograder(args.exercise, course)
+        # a course given is the only place to look; else the current folder, then the
+        # source checkout of this package, if it is one
+        bases = [Path.cwd()] if course is None else [course]
+        if course is not None and not args.course:
+            bases.insert(0, Path.cwd())
+        name, zipped = _find_autograder(args.exercise, bases)
     warning = containment_warning()
     if warning:
         print(warning, file=sys.stderr)
@@ -370,8 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exercise", required=True, help="exercise number (1) or name")
     p.add_argument("--out", required=True, help="gradebook CSV; the HTML report goes next to it")
     p.add_argument("--course", help="the course folder (its build/autograder/ holds the zips; "
-                   "its solutions/ and .git are hidden from submissions); default: this "
-                   "package's source checkout, if it is one, else the current folder")  # fmt: skip
+                   "its solutions/ and .git are hidden from submissions); default: the zip is "
+                   "looked for in the current folder, then in this package's source "
+                   "checkout")  # fmt: skip
     p.add_argument("--autograder", help="the exercise's autograder zip, instead of finding it "
                    "in the course's build/autograder/")  # fmt: skip
     p.add_argument("--cpu-seconds", type=int, default=300,
