@@ -49,6 +49,8 @@ def test_a_trace_crosses_whole() -> None:
     sim = random_execution(random_strongly_connected(3, seed=4), seed=4, n_actions=25)
     trace = roundtrip(sim.trace)
     assert trace.actions == sim.trace.actions and trace.messages == sim.trace.messages
+    assert sim.trace.events and trace.events == sim.trace.events
+    assert [type(e) for e in trace.events] == [type(e) for e in sim.trace.events]
     assert trace.process_actions("P2") == sim.trace.process_actions("P2")
 
 

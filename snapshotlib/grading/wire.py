@@ -18,7 +18,30 @@ import json
 import math
 from typing import Any
 
-from ..trace import ActionRecord, MessageRecord, Trace
+from ..trace import (
+    ActionRecord,
+    ControlSent,
+    MessageRecord,
+    PartDone,
+    RecordingClosed,
+    RecordingStarted,
+    SnapshotComplete,
+    StateRecorded,
+    Trace,
+)
+
+#: the trace's typed events, by the name they cross the wire with
+_EVENTS: dict[str, Any] = {
+    kind.__name__: kind
+    for kind in (
+        StateRecorded,
+        ControlSent,
+        RecordingStarted,
+        RecordingClosed,
+        PartDone,
+        SnapshotComplete,
+    )
+}
 
 #: the largest message either side accepts (a submission may try to flood the grader)
 MAX_BYTES = 32 * 1024 * 1024
@@ -57,6 +80,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
             "actions": [list(a) for a in value.actions],
             "messages": [[*m[:4], encode(m.payload, d), m.tag] for m in value.messages],
             "received_by": list(value.received_by),
+            "events": [[type(e).__name__, *encode(tuple(e), d)["$tuple"]] for e in value.events],
         }}  # fmt: skip
     raise WireError(
         f"{type(value).__name__!r} is not plain data "
@@ -108,6 +132,11 @@ def _trace(body: Any, depth: int) -> Trace:
             MessageRecord(int(channel), int(sent_by), str(kind), label, decode(payload, depth), tag)
         )
     trace.received_by.extend(int(r) for r in body["received_by"])
+    for name, *fields in body.get("events", []):
+        kind = _EVENTS.get(name)
+        if kind is None:
+            raise ValueError(f"unknown trace event {name!r}")
+        trace.events.append(kind(*(decode(f, depth) for f in fields)))
     return trace
 
 
