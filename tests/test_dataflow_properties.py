@@ -154,3 +154,27 @@ def test_the_baselines_checkpoints_are_consistent_and_stop_the_world_records_no_
         assert result.ok, result.reason
         if baseline == "stop-the-world":
             assert entry.inflight_messages == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(flows, st.sampled_from(VARIANTS), runs)
+def test_the_barrier_algorithms_events_agree_with_what_they_recorded(
+    flow: Dataflow, variant: str, run: dict[str, object]
+) -> None:
+    from snapshotlib.trace import ControlSent, PartDone, RecordingClosed, StateRecorded
+
+    job = StreamJob(flow, variant, **run).run()  # type: ignore[arg-type]
+    sim = job.sim
+    events = sim.trace.events
+    assert [e.action for e in events] == sorted(e.action for e in events)
+    sent = [e.message for e in events if isinstance(e, ControlSent)]
+    assert sent == [m for m, r in enumerate(sim.trace.messages) if r.tag is not None]
+    for sid, rec in sim.algorithm.records.items():  # failed checkpoints have no record
+        mine = [e for e in events if e.snapshot_id == sid]
+        assert {e.process: e.action for e in mine if isinstance(e, StateRecorded)} == rec.red_from
+        closed = {e.channel: list(e.messages) for e in mine if isinstance(e, RecordingClosed)}
+        assert closed == {c: rec.channels[c] for c in rec.closed}
+        done = sorted(e.process for e in mine if isinstance(e, PartDone))
+        assert done == sorted(
+            p for p in sim.network.processes if rec.part_done(p, sim.input_channels(p))
+        )

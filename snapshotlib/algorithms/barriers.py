@@ -122,7 +122,7 @@ class BarrierSnapshot(SnapshotAlgorithm):
         if rec is None:
             return  # a barrier of a checkpoint that was discarded (failed): ignored
         if channel in self.back and process in rec.red_from:
-            self._close(rec, channel)  # the barrier came round the cycle: log complete
+            self._close(rec, channel, action)  # the barrier came round the cycle: log complete
             return
         self.on_barrier(rec, process, channel, action)
 
@@ -136,38 +136,45 @@ class BarrierSnapshot(SnapshotAlgorithm):
 
     # --------------------------------------------------------------- helpers
     def snapshot(
-        self, rec: SnapshotRecord, process: str, action: int, logged: bool = False
+        self,
+        rec: SnapshotRecord,
+        process: str,
+        action: int,
+        logged: bool = False,
+        via: int | None = None,
     ) -> None:
-        """Record ``process``'s state and send the barrier on every output.
+        """Record ``process``'s state and send the barrier on every output (``via``: the
+        channel whose barrier made it record, for the trace's event).
 
         Input channels already closed keep their state; back edges (or, with
         ``logged``, every input whose barrier has not arrived) are logged until it does;
         the rest are closed empty.
         """
         sim = self.sim
-        rec.red_from[process] = action
-        rec.states[process] = sim.states[process]
+        self.record_state(rec, process, action, via)
         arrived = self.arrived.get((rec.id, process), set())
         for ch in sim.input_channels(process):
             if ch in rec.closed:
                 continue
             if ch in self.back or (logged and ch not in arrived):
-                messages = rec.channels.setdefault(ch, [])
+                messages = rec.channels.get(ch)
+                if messages is None:
+                    messages = self.open_channel(rec, ch, action)
                 self._logging[ch][rec.id] = messages
             else:
-                rec.channels.setdefault(ch, [])
-                rec.closed.add(ch)
+                self.close_channel(rec, ch, action)
         for ch in sim.output_channels(process):
             self.send_barrier(rec, ch, action)
         self.arrived.pop((rec.id, process), None)  # as the pseudocode: blocked_inputs := {}
+        self.note_progress(rec, process, action)
 
     def send_barrier(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         self.sim.emit(channel, action, self.control_kind, rec.id)
 
-    def _close(self, rec: SnapshotRecord, channel: int) -> None:
+    def _close(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         self._logging[channel].pop(rec.id, None)
-        rec.channels.setdefault(channel, [])
-        rec.closed.add(channel)
+        self.close_channel(rec, channel, action)
+        self.note_progress(rec, self.sim.network.channels[channel].dst, action)
 
     def discard(self, snapshot_id: str) -> None:
         """Forget a failed checkpoint: its logs stop, its blocked inputs are released."""
@@ -192,7 +199,7 @@ class AlignedBarriers(BarrierSnapshot):
         blocked.add(channel)
         self.sim.block(channel)
         if blocked.issuperset(self.regular[process]):
-            self.snapshot(rec, process, action)  # broadcasts the barrier, then records
+            self.snapshot(rec, process, action, via=channel)  # records, broadcasts
             for ch in self.regular[process]:
                 self.sim.unblock(ch)
 
@@ -211,10 +218,9 @@ class UnalignedBarriers(BarrierSnapshot):
         self.overtaken: dict[tuple[str, int], list[int]] = {}
 
     def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
-        if process not in rec.red_from:
-            self.arrived[(rec.id, process)] = {channel}
-            self.snapshot(rec, process, action, logged=True)
-        self._close(rec, channel)
+        if process not in rec.red_from:  # every input is logged, this one closed at once
+            self.snapshot(rec, process, action, logged=True, via=channel)
+        self._close(rec, channel, action)
 
     def send_barrier(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         # Overtake the data queued behind the last control message (never an older
@@ -227,11 +233,11 @@ class UnalignedBarriers(BarrierSnapshot):
         self.overtaken[(rec.id, channel)] = list(queue)[at:]
         self.sim.emit(channel, action, self.control_kind, rec.id, at=at)
 
-    def _close(self, rec: SnapshotRecord, channel: int) -> None:
+    def _close(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         # the channel's state: what its reader logged (sent earlier), then what the
         # barrier overtook at its writer (sent later)
-        super()._close(rec, channel)
-        rec.channels[channel].extend(self.overtaken.pop((rec.id, channel), []))
+        rec.channels.setdefault(channel, []).extend(self.overtaken.pop((rec.id, channel), []))
+        super()._close(rec, channel, action)
 
 
 class AtLeastOnceBarriers(BarrierSnapshot):
@@ -244,7 +250,7 @@ class AtLeastOnceBarriers(BarrierSnapshot):
         arrived = self.arrived.setdefault((rec.id, process), set())
         arrived.add(channel)
         if process not in rec.red_from and arrived.issuperset(self.regular[process]):
-            self.snapshot(rec, process, action)
+            self.snapshot(rec, process, action, via=channel)
 
     def on_app_receive(self, channel: int, message: int) -> None:
         super().on_app_receive(channel, message)
