@@ -463,17 +463,18 @@ class Simulator:
             self._apply_record(r, old)
 
     def _apply_record(self, r: ActionRecord, source: Trace) -> None:
-        """Take again an action known to be enabled (an undone or replayed one), without
-        the checks of :meth:`step`."""
-        action = action_of(r, source, self.network)
-        if isinstance(action, Deliver):  # the very message, wherever it is in the queue
+        """Take again an action known to be enabled (an undone or replayed one), straight
+        from its record: no :class:`Action` is made and none of :meth:`step`'s checks run
+        (undo and :meth:`fork` replay whole traces this way)."""
+        kind = r.kind
+        if kind in (RECEIVE, CONTROL):  # the very message, wherever it is in the queue
             self.deliver(r.channel, self.queues[r.channel].index(r.message), r.label)
-        elif isinstance(action, Internal):
-            self.internal(action.process, action.label)
-        elif isinstance(action, Send):
-            self.send(action.src, r.channel, action.payload, action.label)
-        else:
-            self.start_snapshot(action.process, action.snapshot_id)
+        elif kind == INTERNAL:
+            self.internal(r.process, r.label)
+        elif kind == SEND:
+            self.send(r.process, r.channel, source.messages[r.message].payload, r.label)
+        elif kind == SNAPSHOT:
+            self.start_snapshot(r.process, r.label or "s1")
 
     def fork(self, upto: int | None = None) -> Simulator:
         """An independent copy of this run, or of its first ``upto`` actions, to go on
