@@ -8,10 +8,8 @@ import json
 import traceback
 from typing import Any
 
-from ...formats.scenario import parse_scenario
+from ...formats.scenario import EXAMPLES, parse_scenario, run_scenario
 from ...workloads import max_extra_edges, random_execution, random_strongly_connected
-from ..lesson_03 import SCENARIOS
-from ..lesson_05 import run_with
 
 #: a run that sends more markers than this has markers causing markers: it is stopped
 MAX_MARKERS = 2000
@@ -52,14 +50,14 @@ def simulate(algorithm: Any, recipe: dict[str, Any], fifo: bool = True) -> Any:
     ``"spread"``), whose channels are FIFO or not as ``fifo`` says."""
     if "scenario" in recipe or "document" in recipe:
         if "scenario" in recipe:
-            path = SCENARIOS / f"{recipe['scenario']}.json"
+            path = EXAMPLES / f"{recipe['scenario']}.json"
             data, source = json.loads(path.read_text(encoding="utf-8")), path.name
         else:
             data, source = dict(recipe["document"]), "the recipe"
         # Parsing checks the scenario on a simulator of its own algorithm; name one that is
         # not the marker algorithm, which a learner's class may not use (the grader watches).
         data["algorithm"] = {"name": "clock", "at": 0}
-        return run_with(parse_scenario(data, source=source), algorithm)
+        return run_scenario(parse_scenario(data, source=source), algorithm=algorithm)
     n = int(recipe["processes"])
     net = random_strongly_connected(
         n, extra_edges=min(int(recipe.get("extra", 0)), max_extra_edges(n)),
