@@ -197,9 +197,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
     else:
         # a course given is the only place to look; else the current folder, then the
         # source checkout of this package, if it is one
-        bases = [Path.cwd()] if course is None else [course]
-        if course is not None and not args.course:
-            bases.insert(0, Path.cwd())
+        if course is None:
+            bases = [Path.cwd()]
+        elif args.course:
+            bases = [course]
+        else:
+            bases = [Path.cwd(), course]
         name, zipped = _find_autograder(args.exercise, bases)
     warning = containment_warning()
     if warning:
