@@ -11,6 +11,14 @@ from typing import Any
 import pytest
 
 from snapshotlib import Simulator
+from snapshotlib.trace import (
+    APP,
+    ControlSent,
+    PartDone,
+    RecordingClosed,
+    SnapshotComplete,
+    StateRecorded,
+)
 
 
 def whole(sim: Simulator) -> tuple[Any, ...]:
@@ -67,3 +75,25 @@ def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]
                 used.add(start)
     assert used == set(answers), f"no answer cell starts with {set(answers) - used}"
     return nb
+
+
+def assert_events_agree_with_records(sim: Simulator) -> None:
+    """Every typed event of ``sim``'s trace says what its algorithm's records hold, once
+    and at the right action (events of a discarded snapshot, which has no record left,
+    are not looked at)."""
+    trace, events = sim.trace, sim.trace.events
+    assert [e.action for e in events] == sorted(e.action for e in events)  # in trace order
+    sent = [e for e in events if isinstance(e, ControlSent)]
+    assert [e.message for e in sent] == [m for m, r in enumerate(trace.messages) if r.kind != APP]
+    for sid, rec in sim.algorithm.records.items():
+        mine = [e for e in events if e.snapshot_id == sid]
+        recorded = {e.process: e.action for e in mine if isinstance(e, StateRecorded)}
+        assert recorded == rec.red_from
+        closed = {e.channel: list(e.messages) for e in mine if isinstance(e, RecordingClosed)}
+        assert closed == {c: rec.channels[c] for c in rec.closed}
+        done = [e.process for e in mine if isinstance(e, PartDone)]
+        assert sorted(done) == sorted(
+            p for p in sim.network.processes if rec.part_done(p, sim.input_channels(p))
+        )
+        complete = [e for e in mine if isinstance(e, SnapshotComplete)]
+        assert len(complete) == (1 if rec.complete else 0)

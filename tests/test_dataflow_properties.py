@@ -18,6 +18,7 @@ from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import assert_events_agree_with_records
 
 from snapshotlib.algorithms import SnapshotAlgorithm, StopTheWorld
 from snapshotlib.checks import check_snapshot
@@ -161,20 +162,4 @@ def test_the_baselines_checkpoints_are_consistent_and_stop_the_world_records_no_
 def test_the_barrier_algorithms_events_agree_with_what_they_recorded(
     flow: Dataflow, variant: str, run: dict[str, object]
 ) -> None:
-    from snapshotlib.trace import ControlSent, PartDone, RecordingClosed, StateRecorded
-
-    job = StreamJob(flow, variant, **run).run()  # type: ignore[arg-type]
-    sim = job.sim
-    events = sim.trace.events
-    assert [e.action for e in events] == sorted(e.action for e in events)
-    sent = [e.message for e in events if isinstance(e, ControlSent)]
-    assert sent == [m for m, r in enumerate(sim.trace.messages) if r.tag is not None]
-    for sid, rec in sim.algorithm.records.items():  # failed checkpoints have no record
-        mine = [e for e in events if e.snapshot_id == sid]
-        assert {e.process: e.action for e in mine if isinstance(e, StateRecorded)} == rec.red_from
-        closed = {e.channel: list(e.messages) for e in mine if isinstance(e, RecordingClosed)}
-        assert closed == {c: rec.channels[c] for c in rec.closed}
-        done = sorted(e.process for e in mine if isinstance(e, PartDone))
-        assert done == sorted(
-            p for p in sim.network.processes if rec.part_done(p, sim.input_channels(p))
-        )
+    assert_events_agree_with_records(StreamJob(flow, variant, **run).run().sim)  # type: ignore[arg-type]

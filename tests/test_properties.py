@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
-from support import whole
+from support import assert_events_agree_with_records, whole
 
 from snapshotlib import Deliver, Internal, Network, Send, Simulator
 from snapshotlib.checks import check_commutation, check_snapshot
@@ -298,38 +298,10 @@ def test_non_fifo_channels_let_the_search_find_a_red_message_accepted_in_a_white
 
 
 # ------------------------------------------------- the trace's events tell the story
-def _events_agree_with_the_records(sim: Simulator) -> None:
-    """Every typed event says what the records hold, once and at the right action."""
-    from snapshotlib.trace import (
-        ControlSent,
-        PartDone,
-        RecordingClosed,
-        SnapshotComplete,
-        StateRecorded,
-    )
-
-    trace, events = sim.trace, sim.trace.events
-    assert [e.action for e in events] == sorted(e.action for e in events)  # in trace order
-    sent = [e for e in events if isinstance(e, ControlSent)]
-    assert [e.message for e in sent] == [m for m, r in enumerate(trace.messages) if r.kind != APP]
-    for sid, rec in sim.algorithm.records.items():
-        mine = [e for e in events if e.snapshot_id == sid]
-        recorded = {e.process: e.action for e in mine if isinstance(e, StateRecorded)}
-        assert recorded == rec.red_from
-        closed = {e.channel: list(e.messages) for e in mine if isinstance(e, RecordingClosed)}
-        assert closed == {c: rec.channels[c] for c in rec.closed}
-        done = [e.process for e in mine if isinstance(e, PartDone)]
-        assert sorted(done) == sorted(
-            p for p in sim.network.processes if rec.part_done(p, sim.input_channels(p))
-        )
-        complete = [e for e in mine if isinstance(e, SnapshotComplete)]
-        assert len(complete) == (1 if rec.complete else 0)
-
-
 @PROPERTY
 @given(runs())
 def test_chandy_lamports_events_agree_with_what_it_recorded(run: Run) -> None:
-    _events_agree_with_the_records(run.build())
+    assert_events_agree_with_records(run.build())
 
 
 @PROPERTY
@@ -342,4 +314,4 @@ def test_lai_yangs_events_agree_with_what_it_recorded(run: Run) -> None:
         snapshots=run.snapshots, initiators_per_snapshot=run.initiators,
         p_deliver=run.p_deliver, p_send=run.p_send, algorithm=LaiYang,
     )  # fmt: skip
-    _events_agree_with_the_records(sim)
+    assert_events_agree_with_records(sim)
