@@ -68,6 +68,21 @@ def test_malformed_data_from_a_sandbox_is_a_wire_error(text: bytes) -> None:
         loads(text)
 
 
+@pytest.mark.parametrize(
+    "event",
+    [
+        '["__import__", "os"]',  # a name that is not one of the trace's event types
+        '["Trace"]',
+        '["StateRecorded", 1]',  # too few fields
+        '["PartDone", 1, "s1", "P1", "extra"]',  # too many
+    ],
+)
+def test_a_forged_trace_event_from_a_sandbox_is_a_wire_error(event: str) -> None:
+    text = '{"$trace": {"actions": [], "messages": [], "received_by": [], "events": [%s]}}'
+    with pytest.raises(WireError):
+        loads(text % event)
+
+
 def test_delegation_is_found_in_the_cells_that_define_an_answer() -> None:
     refuse = {"offending_message": ("snapshotlib.checks.cut:check_frontier",),
               "MarkerRules": ("snapshotlib.algorithms.chandy_lamport:ChandyLamport",)}  # fmt: skip
