@@ -97,3 +97,24 @@ def assert_events_agree_with_records(sim: Simulator) -> None:
         )
         complete = [e for e in mine if isinstance(e, SnapshotComplete)]
         assert len(complete) == (1 if rec.complete else 0)
+
+
+def opened_states(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The state each widget made from now on opens its channel to the browser with: what
+    a browser that draws a view before any later update arrives shows."""
+    import ipywidgets.widgets.widget as widget_module  # the widgets extra: only when asked
+
+    states: list[dict[str, Any]] = []
+    create = widget_module.comm.create_comm
+
+    def recording(**args: Any) -> Any:
+        states.append(args["data"]["state"])
+        return create(**args)
+
+    monkeypatch.setattr(widget_module.comm, "create_comm", recording)
+    return states
+
+
+def figure_states(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The opening states of plotly figure widgets among ``states``."""
+    return [s for s in states if "_widget_data" in s]

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support import figure_states, opened_states
 
 try:
     import ipywidgets as w
@@ -855,6 +856,18 @@ def test_the_explorer_displays_as_a_widget_and_says_what_it_is_without_a_kernel(
     bundle = explorer()._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "DataflowExplorer" in bundle["text/plain"]
+
+
+def test_the_explorer_figures_open_in_the_browser_whole_with_their_classes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # what a browser that draws before any update arrives shows (see test_widgets.py)
+    states = opened_states(monkeypatch)
+    ex = explorer()
+    opened = figure_states(states)
+    assert [s["_dom_classes"] for s in opened] == [("dataflow-graph",), ("dataflow-registry",)]
+    for state, view in zip(opened, (ex.graph_view, ex.registry_view), strict=True):
+        assert len(state["_widget_data"]) == len(view.data) > 0
 
 
 def test_the_explorer_accepts_a_job_that_has_already_run_and_shows_it_as_it_is() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import figure_states, opened_states
 
 try:
     import ipywidgets as w
@@ -329,6 +330,27 @@ def test_internal_and_send_buttons_take_the_learner_s_action_with_its_label() ->
     assert event_labels(ex.spacetime_view) == ["think", "gift"]
     assert ex.sim.states["P1"] == 0
     assert "P1→P2: gift" in deliveries(ex)
+
+
+def test_a_figure_widget_opens_with_its_whole_figure_and_classes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # On a busy machine the browser drew a view from the opening state alone: plotly's
+    # own FigureWidget opens empty and without classes, and the learner saw a blank plot.
+    states = opened_states(monkeypatch)
+    ex = Explorer(WORKED)
+    opened = figure_states(states)
+    assert [s["_dom_classes"] for s in opened] == [
+        ("explorer-network",),
+        ("explorer-spacetime",),
+    ]
+    for state, view in zip(opened, (ex.network_view, ex.spacetime_view), strict=True):
+        assert len(state["_widget_data"]) == len(view.data) > 0
+        assert state["_widget_layout"].get("xaxis") or state["_widget_layout"].get("height")
+    states.clear()
+    CutChecker(str(WORKED))
+    CommutationStepper(str(WORKED))
+    assert [len(s["_widget_data"]) > 0 for s in figure_states(states)] == [True, True]
 
 
 def test_figure_widgets_are_updated_in_place_never_re_created() -> None:

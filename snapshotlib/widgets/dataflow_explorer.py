@@ -220,8 +220,9 @@ class DataflowExplorer:
 
         self.status = w.HTML()
         self.log = w.HTML(layout=w.Layout(min_width="260px", flex="1 1 auto"))
-        self.graph_view = figure_widget(dataflow_figure(self.job, None, self.positions))
-        self.registry_view = figure_widget(registry_figure(self.job))
+        graph = dataflow_figure(self.job, None, self.positions)
+        self.graph_view = figure_widget(graph, "dataflow-graph")
+        self.registry_view = figure_widget(registry_figure(self.job), "dataflow-registry")
 
         self.step_button.on_click(lambda _: self.step_once())
         self.run_button.on_click(lambda _: self.run(int(self.run_steps.value)))
@@ -261,8 +262,6 @@ class DataflowExplorer:
         )
         # stable names for notebooks' CSS and the browser tests
         self.widget.add_class("dataflow-explorer")
-        self.graph_view.add_class("dataflow-graph")
-        self.registry_view.add_class("dataflow-registry")
         self.status.add_class("dataflow-status")
         self.log.add_class("dataflow-log")
 

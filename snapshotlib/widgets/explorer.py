@@ -137,8 +137,10 @@ class Explorer:
 
         self.status = w.HTML()
         self.table = w.HTML(layout=w.Layout(min_width="300px", flex="1 1 320px"))
-        self.network_view = figure_widget(network_figure(self.sim, None, self.positions))
-        self.spacetime_view = figure_widget(spacetime_figure(self.sim, None))
+        # stable class names for notebooks' CSS and the browser tests
+        network = network_figure(self.sim, None, self.positions)
+        self.network_view = figure_widget(network, "explorer-network")
+        self.spacetime_view = figure_widget(spacetime_figure(self.sim, None), "explorer-spacetime")
 
         self.reset_button.on_click(lambda _: self.reset())
         self.undo_button.on_click(lambda _: self.undo())
@@ -188,8 +190,6 @@ class Explorer:
         )
         self.widget.add_class("snapshot-explorer")
         # stable names for notebooks' CSS and the browser tests
-        self.network_view.add_class("explorer-network")
-        self.spacetime_view.add_class("explorer-spacetime")
         self.table.add_class("explorer-table")
         self.status.add_class("explorer-status")
 
