@@ -129,6 +129,7 @@ class Simulator:
         self.queues: list[deque[int]] = [deque() for _ in self.network.channels]
         self.blocked: set[int] = set()
         self.paused: set[str] = set()
+        self._app_sent = (self.trace, 0, [0] * len(self.network.channels))
         self._actor = ""
         self._actor_action = -1
         self._actor_sent: set[int] = set()
@@ -391,6 +392,34 @@ class Simulator:
         self.queues[channel].append(mid)
 
     # ------------------------------------------------ the algorithm-facing API
+    # (the host protocol of snapshotlib.algorithms.host)
+    def state_of(self, process: str) -> Any:
+        """``process``'s application state now."""
+        return self.states[process]
+
+    def message(self, message: int) -> MessageRecord:
+        """The trace's record of message ``message``."""
+        return self.trace.messages[message]
+
+    def queued(self, channel: int) -> deque[int]:
+        """Messages in flight on channel ``channel``, oldest first (the live queue)."""
+        return self.queues[channel]
+
+    def app_sent(self, channel: int) -> int:
+        """Application messages sent on ``channel`` so far."""
+        # counted from the trace when asked (only when a snapshot records), going on
+        # from the last count, so a send on the hot path keeps no counter
+        trace, seen, counts = self._app_sent
+        messages = self.trace.messages
+        if trace is not self.trace:
+            trace, seen, counts = self.trace, 0, [0] * len(counts)
+        for i in range(seen, len(messages)):
+            m = messages[i]
+            if m.kind == APP:
+                counts[m.channel] += 1
+        self._app_sent = (trace, len(messages), counts)
+        return counts[channel]
+
     def emit(
         self,
         channel: int,

@@ -13,8 +13,10 @@ are not part of the computation being observed.
 
 Besides actions and messages, algorithms append typed :class:`TraceEvent` records to
 :attr:`Trace.events` when something a reader cares about happens (a process records
-its state, a channel's recording starts or closes, a process's part or the whole
-snapshot is done; the simulator adds :class:`ControlSent` for every control message).
+its state, a channel's recording starts or closes, an input is blocked or unblocked, a
+barrier overtakes data or a record crosses one, a process's part or the whole snapshot
+is done, a snapshot is discarded; the simulator adds :class:`ControlSent` for every
+control message).
 Readers (narration, figures) read these instead of re-deriving them from state. No
 event is written for an application delivery, so the hot path pays nothing.
 """
@@ -120,9 +122,79 @@ class SnapshotComplete(NamedTuple):
     snapshot_id: str
 
 
+class InputBlocked(NamedTuple):
+    """Deliveries on ``channel`` are held back: its reader aligns ``snapshot_id``'s
+    barriers, and this channel's has arrived."""
+
+    action: int
+    snapshot_id: str
+    channel: int
+
+
+class InputUnblocked(NamedTuple):
+    """Deliveries on ``channel`` go on again (aligned, or the snapshot was discarded)."""
+
+    action: int
+    snapshot_id: str
+    channel: int
+
+
+class BarrierOvertook(NamedTuple):
+    """The barrier sent on ``channel`` went ahead of the application messages
+    ``messages`` buffered on it (an unaligned barrier): they belong to the snapshot."""
+
+    action: int
+    snapshot_id: str
+    channel: int
+    messages: tuple[int, ...]
+
+
+class RecordCrossed(NamedTuple):
+    """Application message ``message`` was read on ``channel`` after its barrier and
+    before its reader recorded its state (at-least-once: read again after a restore)."""
+
+    action: int
+    snapshot_id: str
+    channel: int
+    message: int
+
+
+class SnapshotDiscarded(NamedTuple):
+    """``snapshot_id`` failed and was forgotten after ``action`` (the last action taken;
+    -1 before any): its records went, and its control messages still in flight are
+    ignored."""
+
+    action: int
+    snapshot_id: str
+
+
 #: something that happened to snapshot ``snapshot_id`` in trace action ``action``
 TraceEvent = (
-    StateRecorded | ControlSent | RecordingStarted | RecordingClosed | PartDone | SnapshotComplete
+    StateRecorded
+    | ControlSent
+    | RecordingStarted
+    | RecordingClosed
+    | PartDone
+    | SnapshotComplete
+    | InputBlocked
+    | InputUnblocked
+    | BarrierOvertook
+    | RecordCrossed
+    | SnapshotDiscarded
+)
+#: every kind of :data:`TraceEvent`
+EVENT_TYPES: tuple[type[TraceEvent], ...] = (
+    StateRecorded,
+    ControlSent,
+    RecordingStarted,
+    RecordingClosed,
+    PartDone,
+    SnapshotComplete,
+    InputBlocked,
+    InputUnblocked,
+    BarrierOvertook,
+    RecordCrossed,
+    SnapshotDiscarded,
 )
 
 

@@ -11,12 +11,18 @@ from typing import Any
 import pytest
 
 from snapshotlib import Simulator
+from snapshotlib.algorithms import BarrierSnapshot
 from snapshotlib.trace import (
     APP,
+    BarrierOvertook,
     ControlSent,
+    InputBlocked,
+    InputUnblocked,
     PartDone,
+    RecordCrossed,
     RecordingClosed,
     SnapshotComplete,
+    SnapshotDiscarded,
     StateRecorded,
 )
 
@@ -97,6 +103,24 @@ def assert_events_agree_with_records(sim: Simulator) -> None:
         )
         complete = [e for e in mine if isinstance(e, SnapshotComplete)]
         assert len(complete) == (1 if rec.complete else 0)
+        for e in mine:
+            if isinstance(e, BarrierOvertook) and e.channel in rec.closed:
+                # the channel's state ends with what its barrier overtook at the writer
+                assert rec.channels[e.channel][-len(e.messages) :] == list(e.messages)
+        if isinstance(sim.algorithm, BarrierSnapshot):
+            crossed = [e.message for e in mine if isinstance(e, RecordCrossed)]
+            assert crossed == sim.algorithm.crossed.get(sid, [])
+    discarded = [e.snapshot_id for e in events if isinstance(e, SnapshotDiscarded)]
+    assert len(set(discarded)) == len(discarded)
+    assert not set(discarded) & set(sim.algorithm.records)
+    held: set[int] = set()  # the blocks and unblocks, replayed, leave what is held now
+    for e in events:
+        if isinstance(e, InputBlocked):
+            assert e.channel not in held
+            held.add(e.channel)
+        elif isinstance(e, InputUnblocked):
+            held.discard(e.channel)
+    assert held == sim.blocked
 
 
 def opened_states(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:

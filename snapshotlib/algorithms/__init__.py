@@ -1,10 +1,10 @@
 """Snapshot algorithms, all behind :class:`SnapshotAlgorithm` (:mod:`.base`).
 
 A new algorithm goes in a module of its own here: subclass :class:`SnapshotAlgorithm`,
-answer its calls (``start``, ``on_control``, ``on_app_receive``...) through the host's
-small API (``emit``, ``block``/``unblock``, ``pause``/``resume``, read-only ``states``,
-``trace``, ``queues``, ``network``; :class:`~snapshotlib.simulator.Simulator` is the
-host), keep what it records in :class:`SnapshotRecord` objects, and add it to
+answer its calls (``start``, ``on_control``, ``on_app_receive``...) through its
+:class:`~.host.Host` only (``emit``, ``block``/``unblock``, ``pause``/``resume``,
+``event`` and a few queries: :mod:`.host`), so that it runs in the simulator and on a
+real process alike, keep what it records in :class:`SnapshotRecord` objects, and add it to
 :data:`ALGORITHMS` under its ``name``, the one name scenarios, sweeps and recorded runs
 use. Algorithms are given to a run as a class or factory: an instance holds one run.
 """
@@ -20,6 +20,7 @@ from .barriers import (
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 from .chandy_lamport import ChandyLamport
 from .clock import ClockSnapshot
+from .host import Host
 from .lai_yang import LaiYang
 from .stop_the_world import StopTheWorld
 
@@ -60,6 +61,7 @@ __all__ = [
     "BarrierSnapshot",
     "ChandyLamport",
     "ClockSnapshot",
+    "Host",
     "LaiYang",
     "SnapshotAlgorithm",
     "SnapshotError",

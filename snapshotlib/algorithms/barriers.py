@@ -24,7 +24,7 @@ the messages that arrive on them after the snapshot, until their barrier comes r
 are logged as their channel state.
 
 Unaligned: the first barrier an operator sees makes it snapshot at once; its barriers
-overtake the data buffered in its output channels (``Simulator.emit(..., at=...)``),
+overtake the data buffered in its output channels (its host's ``emit(..., at=...)``),
 and that data becomes part of the checkpoint, together with what arrives on its other
 inputs before their barriers. Nothing is blocked; cycles need nothing special.
 
@@ -38,12 +38,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..trace import APP
+from ..trace import APP, BarrierOvertook, InputBlocked, InputUnblocked, RecordCrossed
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 
 if TYPE_CHECKING:
     from ..model import Network
-    from ..simulator import Simulator
+    from .host import Host
 
 
 def back_edges(network: Network) -> frozenset[int]:
@@ -90,12 +90,14 @@ class BarrierSnapshot(SnapshotAlgorithm):
 
     name = "barriers"
     control_kind = "barrier"
+    #: whether the variant holds inputs back while it aligns
+    blocks = False
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
-        net = sim.network
+    def bind(self, host: Host) -> None:
+        super().bind(host)
+        net = host.network
         self.back = back_edges(net)
-        self.regular = {p: [c for c in sim.input_channels(p) if c not in self.back]
+        self.regular = {p: [c for c in host.input_channels(p) if c not in self.back]
                         for p in net.processes}  # fmt: skip
         #: (snapshot id, process) -> input channels whose barrier has arrived
         self.arrived: dict[tuple[str, str], set[int]] = {}
@@ -107,7 +109,7 @@ class BarrierSnapshot(SnapshotAlgorithm):
 
     # ------------------------------------------------------------ the protocol
     def start(self, process: str, snapshot_id: str, action: int) -> None:
-        if self.sim.input_channels(process):
+        if self.host.input_channels(process):
             raise SnapshotError(f"barriers are injected at sources; {process} has inputs")
         rec = self.records.get(snapshot_id) or self.new_record(snapshot_id)
         if process in rec.red_from:
@@ -116,7 +118,7 @@ class BarrierSnapshot(SnapshotAlgorithm):
         self.snapshot(rec, process, action)
 
     def on_control(self, process: str, channel: int, message: int, action: int) -> None:
-        snapshot_id = self.sim.trace.messages[message].tag
+        snapshot_id = self.host.message(message).tag
         assert snapshot_id is not None
         rec = self.records.get(snapshot_id)
         if rec is None:
@@ -150,10 +152,10 @@ class BarrierSnapshot(SnapshotAlgorithm):
         ``logged``, every input whose barrier has not arrived) are logged until it does;
         the rest are closed empty.
         """
-        sim = self.sim
+        host = self.host
         self.record_state(rec, process, action, via)
         arrived = self.arrived.get((rec.id, process), set())
-        for ch in sim.input_channels(process):
+        for ch in host.input_channels(process):
             if ch in rec.closed:
                 continue
             if ch in self.back or (logged and ch not in arrived):
@@ -163,29 +165,41 @@ class BarrierSnapshot(SnapshotAlgorithm):
                 self._logging[ch][rec.id] = messages
             else:
                 self.close_channel(rec, ch, action)
-        for ch in sim.output_channels(process):
+        for ch in host.output_channels(process):
             self.send_barrier(rec, ch, action)
         self.arrived.pop((rec.id, process), None)  # as the pseudocode: blocked_inputs := {}
         self.note_progress(rec, process, action)
 
     def send_barrier(self, rec: SnapshotRecord, channel: int, action: int) -> None:
-        self.sim.emit(channel, action, self.control_kind, rec.id)
+        self.host.emit(channel, action, self.control_kind, rec.id)
 
     def _close(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         self._logging[channel].pop(rec.id, None)
         self.close_channel(rec, channel, action)
-        self.note_progress(rec, self.sim.network.channels[channel].dst, action)
+        self.note_progress(rec, self.host.network.channels[channel].dst, action)
+
+    def block(self, rec: SnapshotRecord, channel: int, action: int) -> None:
+        """Hold ``channel`` back while its reader aligns ``rec``'s barriers."""
+        self.host.block(channel)
+        self.host.event(InputBlocked(action, rec.id, channel))
+
+    def unblock(self, snapshot_id: str, channel: int, action: int) -> None:
+        self.host.unblock(channel)
+        self.host.event(InputUnblocked(action, snapshot_id, channel))
 
     def discard(self, snapshot_id: str) -> None:
         """Forget a failed checkpoint: its logs stop, its blocked inputs are released."""
-        self.records.pop(snapshot_id, None)
+        after = self.host.time - 1  # between actions: after the last one
+        for key in [k for k in self.arrived if k[0] == snapshot_id]:
+            # while a process aligns one checkpoint, no other's barrier can reach it
+            # (channels are FIFO), so what it holds back is this one's arrived inputs
+            arrived = self.arrived.pop(key)
+            for ch in sorted(arrived) if self.blocks else ():
+                self.unblock(snapshot_id, ch, after)
+        super().discard(snapshot_id)
         self.crossed.pop(snapshot_id, None)
         for logs in self._logging:
             logs.pop(snapshot_id, None)
-        for key in [k for k in self.arrived if k[0] == snapshot_id]:
-            del self.arrived[key]
-            for ch in self.sim.input_channels(key[1]):
-                self.sim.unblock(ch)
 
 
 class AlignedBarriers(BarrierSnapshot):
@@ -193,15 +207,16 @@ class AlignedBarriers(BarrierSnapshot):
     a DAG (back edges logged on a cycle), inputs blocked while aligning."""
 
     name = "aligned"
+    blocks = True
 
     def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
         blocked = self.arrived.setdefault((rec.id, process), set())
         blocked.add(channel)
-        self.sim.block(channel)
+        self.block(rec, channel, action)
         if blocked.issuperset(self.regular[process]):
             self.snapshot(rec, process, action, via=channel)  # records, broadcasts
             for ch in self.regular[process]:
-                self.sim.unblock(ch)
+                self.unblock(rec.id, ch, action)
 
 
 class UnalignedBarriers(BarrierSnapshot):
@@ -210,10 +225,10 @@ class UnalignedBarriers(BarrierSnapshot):
 
     name = "unaligned"
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
+    def bind(self, host: Host) -> None:
+        super().bind(host)
         self.back = frozenset()  # nothing waits for a barrier, so cycles need no care
-        self.regular = {p: sim.input_channels(p) for p in sim.network.processes}
+        self.regular = {p: host.input_channels(p) for p in host.network.processes}
         #: (snapshot id, channel) -> the messages its barrier overtook
         self.overtaken: dict[tuple[str, int], list[int]] = {}
 
@@ -225,13 +240,15 @@ class UnalignedBarriers(BarrierSnapshot):
     def send_barrier(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         # Overtake the data queued behind the last control message (never an older
         # barrier): that data is in flight across the cut, so it is recorded.
-        queue = self.sim.queues[channel]
-        messages = self.sim.trace.messages
+        host = self.host
+        queue = list(host.queued(channel))
         at = len(queue)
-        while at > 0 and messages[queue[at - 1]].kind == APP:
+        while at > 0 and host.message(queue[at - 1]).kind == APP:
             at -= 1
-        self.overtaken[(rec.id, channel)] = list(queue)[at:]
-        self.sim.emit(channel, action, self.control_kind, rec.id, at=at)
+        self.overtaken[(rec.id, channel)] = queue[at:]
+        host.emit(channel, action, self.control_kind, rec.id, at=at)
+        if at < len(queue):
+            host.event(BarrierOvertook(action, rec.id, channel, tuple(queue[at:])))
 
     def _close(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         # the channel's state: what its reader logged (sent earlier), then what the
@@ -254,12 +271,14 @@ class AtLeastOnceBarriers(BarrierSnapshot):
 
     def on_app_receive(self, channel: int, message: int) -> None:
         super().on_app_receive(channel, message)
-        reader = self.sim.network.channels[channel].dst
+        reader = self.host.network.channels[channel].dst
         for (snapshot_id, process), arrived in self.arrived.items():
             if process == reader and channel in arrived:
                 rec = self.records.get(snapshot_id)
                 if rec is not None and process not in rec.red_from:
                     self.crossed.setdefault(snapshot_id, []).append(message)
+                    action = self.host.time - 1  # the receive, already in the trace
+                    self.host.event(RecordCrossed(action, snapshot_id, channel, message))
 
 
 BARRIER_VARIANTS: dict[str, type[BarrierSnapshot]] = {

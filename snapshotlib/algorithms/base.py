@@ -1,14 +1,13 @@
 """The interface every snapshot algorithm implements, and the records they fill in.
 
-The simulator knows nothing of markers or barriers: it calls the algorithm when a
-process initiates a snapshot, when a control message is accepted, and when an
-application message is accepted (so the algorithm can record channel state). The
-algorithm answers through the simulator's small algorithm-facing API:
-:meth:`Simulator.emit` to send control messages, :meth:`Simulator.block` and
-:meth:`Simulator.unblock` to hold an input channel back (barrier alignment),
-:meth:`Simulator.pause` and :meth:`Simulator.resume` to hold a process's own actions
-back (a stop-the-world snapshot), and the read-only views ``states``, ``trace``,
-``queues`` and ``network``.
+Whatever runs the processes (the simulator, a real process) knows nothing of markers
+or barriers: it calls the algorithm when a process initiates a snapshot, when a control
+message is accepted, and when an application message is accepted (so the algorithm can
+record channel state). The algorithm answers through its :class:`~.host.Host`:
+``emit`` to send control messages, ``block`` and ``unblock`` to hold an input channel
+back (barrier alignment), ``pause`` and ``resume`` to hold a process's own actions back
+(a stop-the-world snapshot), ``event`` to say what happened, and the queries the
+protocol lists.
 
 Each snapshot is a :class:`SnapshotRecord` keyed by its id. The moment a process
 records its state is where it turns from white to red in Dijkstra's colouring
@@ -20,7 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..trace import (
     MARKER,
@@ -28,11 +27,13 @@ from ..trace import (
     RecordingClosed,
     RecordingStarted,
     SnapshotComplete,
+    SnapshotDiscarded,
     StateRecorded,
 )
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
+    from .host import Host
 
 
 class SnapshotError(ValueError):
@@ -96,46 +97,54 @@ class SnapshotAlgorithm:
 
     def __init__(self) -> None:
         self.records: dict[str, SnapshotRecord] = {}
-        self._sim: Simulator | None = None
+        self._host: Host | None = None
         #: per channel index: truthy when :meth:`on_app_receive` must hear about the
         #: messages accepted on it (the simulator skips the call otherwise, which keeps
         #: the delivery hot path cheap when nothing is being recorded)
         self.listening: Sequence[object] = ()
 
     @property
+    def host(self) -> Host:
+        """What runs this algorithm's processes (see :mod:`~snapshotlib.algorithms.host`)."""
+        if self._host is None:
+            raise SnapshotError(f"{self.name} is not attached to a simulator or a process")
+        return self._host
+
+    @property
     def sim(self) -> Simulator:
-        if self._sim is None:
-            raise SnapshotError(f"{self.name} is not attached to a simulator")
-        return self._sim
+        """The simulator running this algorithm, for algorithms written for the simulator
+        alone (the course's exercises read its trace and states); the algorithms of this
+        package use :attr:`host` only, and so run on any host."""
+        return cast("Simulator", self.host)
 
     def fresh(self: _A) -> _A:
         """A new instance with this one's parameters, bound to no run (for another run of
         the same set-up, e.g. :meth:`Simulator.fork`). Every run's state is made anew in
         :meth:`bind`, so a shallow copy with no records is a fresh instance."""
         clone = copy.copy(self)
-        clone._sim = None
+        clone._host = None
         clone.records = {}
         clone.listening = ()
         return clone
 
     @property
     def bound(self) -> bool:
-        """Whether a simulator runs this instance (it then holds that run's records)."""
-        return self._sim is not None
+        """Whether a host runs this instance (it then holds that run's records)."""
+        return self._host is not None
 
-    def bind(self, sim: Simulator) -> None:
-        """Attach to a simulator, forgetting any earlier run of it (an undo replays
-        from the start); a simulator gives each run an instance of its own."""
-        self._sim = sim
+    def bind(self, host: Host) -> None:
+        """Attach to a host, forgetting any earlier run of it (an undo replays from the
+        start); a simulator gives each run an instance of its own."""
+        self._host = host
         self.records = {}
         # An algorithm that overrides on_app_receive hears every channel unless it
         # narrows ``listening`` itself (as Chandy-Lamport does); one that does not
         # override it is never called.
         hears = type(self).on_app_receive is not SnapshotAlgorithm.on_app_receive
-        self.listening = [hears] * len(sim.network.channels)
+        self.listening = [hears] * len(host.network.channels)
 
     def new_record(self, snapshot_id: str) -> SnapshotRecord:
-        net = self.sim.network
+        net = self.host.network
         rec = SnapshotRecord(
             snapshot_id, n_channels=len(net.channels), n_processes=len(net.processes)
         )
@@ -148,32 +157,32 @@ class SnapshotAlgorithm:
     ) -> None:
         """``process`` records its state for ``rec`` in ``action`` (on its own initiative,
         or on a first control message that came on channel ``via``)."""
-        sim = self.sim
+        host = self.host
         rec.red_from[process] = action
-        rec.states[process] = sim.states[process]
-        sim.event(StateRecorded(action, rec.id, process, via))
+        rec.states[process] = host.state_of(process)
+        host.event(StateRecorded(action, rec.id, process, via))
 
     def open_channel(self, rec: SnapshotRecord, channel: int, action: int) -> list[int]:
         """Start recording ``channel`` for ``rec``; the list its messages go to."""
         messages: list[int] = []
         rec.channels[channel] = messages
-        self.sim.event(RecordingStarted(action, rec.id, channel))
+        self.host.event(RecordingStarted(action, rec.id, channel))
         return messages
 
     def close_channel(self, rec: SnapshotRecord, channel: int, action: int) -> None:
         """Finish recording ``channel`` for ``rec`` (empty if it was never opened)."""
         messages = rec.channels.setdefault(channel, [])
         rec.closed.add(channel)
-        self.sim.event(RecordingClosed(action, rec.id, channel, tuple(messages)))
+        self.host.event(RecordingClosed(action, rec.id, channel, tuple(messages)))
 
     def note_progress(self, rec: SnapshotRecord, process: str, action: int) -> None:
         """After ``action`` changed ``process``'s part of ``rec``: the events of its part,
         and of the whole snapshot, being done, if they are now."""
-        sim = self.sim
-        if rec.part_done(process, sim.input_channels(process)):
-            sim.event(PartDone(action, rec.id, process))
+        host = self.host
+        if rec.part_done(process, host.input_channels(process)):
+            host.event(PartDone(action, rec.id, process))
             if rec.complete:
-                sim.event(SnapshotComplete(action, rec.id))
+                host.event(SnapshotComplete(action, rec.id))
 
     def start(self, process: str, snapshot_id: str, action: int) -> None:
         """``process`` initiates ``snapshot_id`` in trace action ``action``."""
@@ -191,7 +200,8 @@ class SnapshotAlgorithm:
     def discard(self, snapshot_id: str) -> None:
         """Forget a snapshot that failed: its record goes, and control messages of it
         still in flight are ignored from now on."""
-        self.records.pop(snapshot_id, None)
+        if self.records.pop(snapshot_id, None) is not None:
+            self.host.event(SnapshotDiscarded(self.host.time - 1, snapshot_id))
 
     def finish(self) -> None:
         """Called when a run ends, e.g. to record processes that had nothing more to do."""

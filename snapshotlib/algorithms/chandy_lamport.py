@@ -21,7 +21,7 @@ from ..trace import MARKER
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 
 if TYPE_CHECKING:
-    from ..simulator import Simulator
+    from .host import Host
 
 
 class ChandyLamport(SnapshotAlgorithm):
@@ -30,10 +30,10 @@ class ChandyLamport(SnapshotAlgorithm):
     name = "chandy-lamport"
     control_kind = MARKER
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
+    def bind(self, host: Host) -> None:
+        super().bind(host)
         # channel index -> {snapshot id: list the accepted messages go to}
-        self._recording: list[dict[str, list[int]]] = [{} for _ in sim.network.channels]
+        self._recording: list[dict[str, list[int]]] = [{} for _ in host.network.channels]
         self.listening = self._recording  # a channel is heard while some snapshot records it
 
     def start(self, process: str, snapshot_id: str, action: int) -> None:
@@ -46,7 +46,7 @@ class ChandyLamport(SnapshotAlgorithm):
         self._record(rec, process, action, via=None)
 
     def on_control(self, process: str, channel: int, message: int, action: int) -> None:
-        snapshot_id = self.sim.trace.messages[message].tag
+        snapshot_id = self.host.message(message).tag
         assert snapshot_id is not None
         rec = self.records.get(snapshot_id)
         if rec is None:
@@ -70,13 +70,13 @@ class ChandyLamport(SnapshotAlgorithm):
                 messages.append(message)
 
     def _record(self, rec: SnapshotRecord, process: str, action: int, via: int | None) -> None:
-        sim = self.sim
+        host = self.host
         self.record_state(rec, process, action, via)
-        for ch in sim.input_channels(process):
+        for ch in host.input_channels(process):
             if ch == via:  # the marker came on it: recorded empty
                 self.close_channel(rec, ch, action)
             else:
                 self._recording[ch][rec.id] = self.open_channel(rec, ch, action)
-        for ch in sim.output_channels(process):
-            sim.emit(ch, action, self.control_kind, rec.id)
+        for ch in host.output_channels(process):
+            host.emit(ch, action, self.control_kind, rec.id)
         self.note_progress(rec, process, action)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .base import SnapshotAlgorithm, SnapshotError
 
 if TYPE_CHECKING:
-    from ..simulator import Simulator
+    from .host import Host
 
 
 class ClockSnapshot(SnapshotAlgorithm):
@@ -52,13 +52,13 @@ class ClockSnapshot(SnapshotAlgorithm):
             if v <= 0:
                 raise SnapshotError(f"clock rate of {p} must be positive, got {v}")
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
+    def bind(self, host: Host) -> None:
+        super().bind(host)
         for p in [*self.rate, *self.offset]:
-            if p not in sim.states:
+            if p not in host.network.processes:
                 raise SnapshotError(f"clock drift given for unknown process {p!r}")
         self._rec = self.new_record(self.snapshot_id)
-        for i in range(len(sim.network.channels)):
+        for i in range(len(host.network.channels)):
             self._rec.channels[i] = []
 
     def clock(self, process: str, t: int) -> float:
@@ -68,33 +68,32 @@ class ClockSnapshot(SnapshotAlgorithm):
     def before_app_action(self, process: str) -> None:
         rec = self._rec
         if process not in rec.red_from:
-            now = len(self.sim.trace.actions)
+            now = self.host.time
             if self.clock(process, now) >= self.at:
                 rec.red_from[process] = now
-                rec.states[process] = self.sim.states[process]
+                rec.states[process] = self.host.state_of(process)
 
     def on_app_receive(self, channel: int, message: int) -> None:
-        sim = self.sim
-        dst = sim.network.channels[channel].dst
+        host = self.host
+        dst = host.network.channels[channel].dst
         if dst not in self._rec.red_from:
             return
-        src = sim.network.channels[channel].src
-        if self.clock(src, sim.trace.messages[message].sent_by) < self.at:
+        src = host.network.channels[channel].src
+        if self.clock(src, host.message(message).sent_by) < self.at:
             self._rec.channels[channel].append(message)
 
     def finish(self) -> None:
         """Record the processes whose clock passed ``at`` while they had nothing to do,
         and close each channel between recorded processes once no message stamped
         before ``at`` is still in flight on it."""
-        sim = self.sim
-        for p in sim.network.processes:
+        host = self.host
+        for p in host.network.processes:
             self.before_app_action(p)
-        messages = sim.trace.messages
-        for i, c in enumerate(sim.network.channels):
+        for i, c in enumerate(host.network.channels):
             if c.src not in self._rec.red_from or c.dst not in self._rec.red_from:
                 continue
             stamped_before = any(
-                self.clock(c.src, messages[m].sent_by) < self.at for m in sim.queues[i]
+                self.clock(c.src, host.message(m).sent_by) < self.at for m in host.queued(i)
             )
             if not stamped_before:
                 self._rec.closed.add(i)

@@ -42,11 +42,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..trace import APP, MARKER
+from ..trace import MARKER
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 
 if TYPE_CHECKING:
-    from ..simulator import Simulator
+    from .host import Host
 
 
 class LaiYang(SnapshotAlgorithm):
@@ -55,12 +55,13 @@ class LaiYang(SnapshotAlgorithm):
     name = "lai-yang"
     control_kind = MARKER
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
-        self.listening = [True] * len(sim.network.channels)  # every message's colour matters
-        n = len(sim.network.channels)
-        self._src = [c.src for c in sim.network.channels]
-        self._dst = [c.dst for c in sim.network.channels]
+    def bind(self, host: Host) -> None:
+        super().bind(host)
+        channels = host.network.channels
+        self.listening = [True] * len(channels)  # every message's colour matters
+        n = len(channels)
+        self._src = [c.src for c in channels]
+        self._dst = [c.dst for c in channels]
         #: per channel: application messages accepted on it so far, in order
         self._arrived: list[list[int]] = [[] for _ in range(n)]
         #: per snapshot id: channel -> white messages its sender sent on it (from its marker)
@@ -78,7 +79,7 @@ class LaiYang(SnapshotAlgorithm):
         self._record(rec, process, action)
 
     def on_control(self, process: str, channel: int, message: int, action: int) -> None:
-        marker = self.sim.trace.messages[message]
+        marker = self.host.message(message)
         assert marker.tag is not None
         rec = self.records[marker.tag]
         if process not in rec.red_from:
@@ -94,31 +95,27 @@ class LaiYang(SnapshotAlgorithm):
             if dst not in rec.red_from:
                 if red:
                     # turn red first: the receive action (already in the trace) is red
-                    self._record(rec, dst, len(self.sim.trace.actions) - 1)
+                    self._record(rec, dst, self.host.time - 1)
                 continue
             if not red and channel not in rec.closed:
                 rec.channels[channel].append(message)
-                self._close_if_done(rec, channel, len(self.sim.trace.actions) - 1)
+                self._close_if_done(rec, channel, self.host.time - 1)
 
     # ------------------------------------------------------------- internals
     def _is_red(self, rec: SnapshotRecord, message: int) -> bool:
         """The colour bit the sender attached: had it recorded when it sent ``message``?"""
-        msg = self.sim.trace.messages[message]
+        msg = self.host.message(message)
         turned = rec.red_from.get(self._src[msg.channel])
         return turned is not None and msg.sent_by >= turned
 
     def _record(self, rec: SnapshotRecord, process: str, action: int) -> None:
-        sim = self.sim
+        host = self.host
         self.record_state(rec, process, action)
-        for ch in sim.input_channels(process):
+        for ch in host.input_channels(process):
             self.open_channel(rec, ch, action)
-        outputs = sim.output_channels(process)
-        white_sent = dict.fromkeys(outputs, 0)  # every message sent so far is white
-        for msg in sim.trace.messages:
-            if msg.kind == APP and msg.channel in white_sent:
-                white_sent[msg.channel] += 1
-        for ch in outputs:
-            sim.emit(ch, action, self.control_kind, rec.id, white_sent[ch])
+        for ch in host.output_channels(process):
+            # every message sent on it so far is white
+            host.emit(ch, action, self.control_kind, rec.id, host.app_sent(ch))
         self.note_progress(rec, process, action)
 
     def _close_if_done(self, rec: SnapshotRecord, channel: int, action: int) -> None:
@@ -126,8 +123,8 @@ class LaiYang(SnapshotAlgorithm):
         if expected is None or channel in rec.closed:
             return
         turned = rec.red_from[self._src[channel]]
-        messages = self.sim.trace.messages
-        white = sum(1 for m in self._arrived[channel] if messages[m].sent_by < turned)
+        message = self.host.message
+        white = sum(1 for m in self._arrived[channel] if message(m).sent_by < turned)
         if white == expected:
             self.close_channel(rec, channel, action)
             self.note_progress(rec, self._dst[channel], action)

@@ -5,7 +5,7 @@ Stop-The-World" row of the course's production lesson). It runs where the barrie
 variants run, on a dataflow job whose sources initiate, in three phases:
 
 1. **Pause.** An initiator (a source) stops its own actions
-   (:meth:`~snapshotlib.simulator.Simulator.pause`: it reads nothing more) and sends a
+   (its host's ``pause``: it reads nothing more) and sends a
    ``drain`` message on every output.
 2. **Drain.** Every process goes on accepting and handling what is in flight (an
    operator forwards its records), but a process that gets its first drain message
@@ -53,12 +53,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..trace import APP
+from ..trace import APP, PartDone, SnapshotComplete
 from .barriers import back_edges
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 
 if TYPE_CHECKING:
-    from ..simulator import Simulator
+    from .host import Host
 
 
 @dataclass
@@ -81,11 +81,11 @@ class StopTheWorld(SnapshotAlgorithm):
     name = "stop-the-world"
     control_kind = "drain"
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
-        net = sim.network
+    def bind(self, host: Host) -> None:
+        super().bind(host)
+        net = host.network
         back = back_edges(net)
-        self.regular = {p: {c for c in sim.input_channels(p) if c not in back}
+        self.regular = {p: {c for c in host.input_channels(p) if c not in back}
                         for p in net.processes}  # fmt: skip
         #: snapshot id -> its current drain wave (while it is draining)
         self.draining: dict[str, Wave] = {}
@@ -96,8 +96,7 @@ class StopTheWorld(SnapshotAlgorithm):
 
     # ------------------------------------------------------------ the protocol
     def start(self, process: str, snapshot_id: str, action: int) -> None:
-        sim = self.sim
-        if sim.input_channels(process):
+        if self.host.input_channels(process):
             raise SnapshotError(
                 f"stop-the-world snapshots are started at sources; {process} has inputs"
             )
@@ -113,7 +112,7 @@ class StopTheWorld(SnapshotAlgorithm):
         self._pass_on(rec, self.draining[snapshot_id], process, action)
 
     def on_control(self, process: str, channel: int, message: int, action: int) -> None:
-        snapshot_id = self.sim.trace.messages[message].tag
+        snapshot_id = self.host.message(message).tag
         assert snapshot_id is not None
         rec = self.records.get(snapshot_id)
         wave = self.draining.get(snapshot_id)
@@ -137,23 +136,25 @@ class StopTheWorld(SnapshotAlgorithm):
     # --------------------------------------------------------------- helpers
     def in_flight(self) -> int:
         """Records (application messages) in flight on all channels now."""
-        messages = self.sim.trace.messages
-        return sum(messages[m].kind == APP for q in self.sim.queues for m in q)
+        host = self.host
+        queues = (host.queued(ch) for ch in range(len(host.network.channels)))
+        return sum(host.message(m).kind == APP for q in queues for m in q)
 
     def _hold(self, snapshot_id: str, process: str) -> None:
         self.holding.setdefault(snapshot_id, set()).add(process)
-        self.sim.pause(process)
+        self.host.pause(process)
 
     def _release(self, snapshot_id: str) -> None:
         held = self.holding.pop(snapshot_id, set())
         still = set().union(*self.holding.values()) if self.holding else set()
         for process in sorted(held - still):
-            self.sim.resume(process)
+            self.host.resume(process)
 
     def _pass_on(self, rec: SnapshotRecord, wave: Wave, process: str, action: int) -> None:
         wave.passed.add(process)
-        for ch in self.sim.output_channels(process):
-            self.sim.emit(ch, action, self.control_kind, rec.id, wave.number)
+        host = self.host
+        for ch in host.output_channels(process):
+            host.emit(ch, action, self.control_kind, rec.id, wave.number)
 
     def _end_wave(self, rec: SnapshotRecord, wave: Wave, action: int) -> None:
         if self.in_flight():
@@ -164,13 +165,14 @@ class StopTheWorld(SnapshotAlgorithm):
             for process in rec.initiators:
                 self._pass_on(rec, nxt, process, action)
             return
-        sim = self.sim
-        for p in sim.network.processes:
-            rec.red_from[p] = action
-            rec.states[p] = sim.states[p]
+        host = self.host
+        for p in host.network.processes:
+            self.record_state(rec, p, action)
         for ch in range(rec.n_channels):
-            rec.channels[ch] = []
-            rec.closed.add(ch)
+            self.close_channel(rec, ch, action)
+        for p in host.network.processes:
+            host.event(PartDone(action, rec.id, p))
+        host.event(SnapshotComplete(action, rec.id))
         del self.draining[rec.id]
         self.waves[rec.id] = wave.number
         self._release(rec.id)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dataflow import COMPLETED, FAILED, INITIATED, VARIANTS, Dataflow, Outcome, StreamJob
-from ..trace import APP
+from ..trace import APP, RecordCrossed
 from .dataflow_text import record_name, state_text
 from .feedback import Feedback, no_answer_yet
 from .lesson_07 import DAG
@@ -238,8 +238,10 @@ def crossings(job: StreamJob) -> dict[str, list[tuple[str, str, str]]]:
     """Under at-least-once: per checkpoint not FAILED, the records read after their
     input's barrier and before the reader recorded its state, as ``(record, reader,
     channel)`` (none under the other variants)."""
-    algo = job.sim.algorithm
-    crossed: dict[str, list[int]] = getattr(algo, "crossed", {})
+    crossed: dict[str, list[int]] = {}
+    for event in job.sim.trace.events:
+        if isinstance(event, RecordCrossed):
+            crossed.setdefault(event.snapshot_id, []).append(event.message)
     messages = job.sim.trace.messages
     out: dict[str, list[tuple[str, str, str]]] = {}
     for cid, entry in job.coordinator.entries.items():

@@ -58,6 +58,7 @@ from .app import DataflowApp, Record
 from .graph import Dataflow
 
 if TYPE_CHECKING:
+    from ..algorithms.host import Host
     from ..simulator import Simulator
     from .job import StreamJob
 
@@ -189,11 +190,13 @@ class ForkSnapshot(SnapshotAlgorithm):
         """A subclass pricing its snapshots with ``model``."""
         return type(cls.__name__, (cls,), {"model": model})
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
-        if not isinstance(sim.app, DataflowApp):
+    def bind(self, host: Host) -> None:
+        super().bind(host)
+        # the price of a fork is a model of a simulated job's memory: simulator only
+        app = self.sim.app
+        if not isinstance(app, DataflowApp):
             raise SnapshotError("fork snapshots model the memory of a dataflow job")
-        self.app: DataflowApp = sim.app
+        self.app: DataflowApp = app
         #: snapshot id -> steps of write-out left
         self.writing: dict[str, int] = {}
         #: snapshot id -> bytes of its image (state recorded plus queued records)
@@ -210,14 +213,12 @@ class ForkSnapshot(SnapshotAlgorithm):
             return
         rec = self.new_record(snapshot_id)
         rec.initiators.append(process)
-        sim, app = self.sim, self.app
-        messages = sim.trace.messages
-        for p in sim.network.processes:
-            rec.red_from[p] = action
-            rec.states[p] = sim.states[p]
+        host, app = self.host, self.app
+        for p in host.network.processes:
+            self.record_state(rec, p, action)
         queued = 0
-        for ch, queue in enumerate(sim.queues):
-            rec.channels[ch] = [m for m in queue if messages[m].kind == APP]
+        for ch in range(rec.n_channels):
+            rec.channels[ch] = [m for m in host.queued(ch) if host.message(m).kind == APP]
             queued += len(rec.channels[ch])
         state = sum(app.state_bytes(p, s) for p, s in rec.states.items())
         self.image_bytes[snapshot_id] = state + queued * app.record_bytes
@@ -228,7 +229,7 @@ class ForkSnapshot(SnapshotAlgorithm):
             self.writing[snapshot_id] -= 1
             if self.writing[snapshot_id] == 0:  # the child writes its last bytes now
                 del self.writing[snapshot_id]
-                self.written_at[snapshot_id] = len(self.sim.trace.actions)
+                self.written_at[snapshot_id] = self.host.time
                 rec = self.records[snapshot_id]
                 rec.closed.update(range(rec.n_channels))
 

@@ -18,30 +18,10 @@ import json
 import math
 from typing import Any
 
-from ..trace import (
-    ActionRecord,
-    ControlSent,
-    MessageRecord,
-    PartDone,
-    RecordingClosed,
-    RecordingStarted,
-    SnapshotComplete,
-    StateRecorded,
-    Trace,
-)
+from ..trace import EVENT_TYPES, ActionRecord, MessageRecord, Trace
 
 #: the trace's typed events, by the name they cross the wire with
-_EVENTS: dict[str, Any] = {
-    kind.__name__: kind
-    for kind in (
-        StateRecorded,
-        ControlSent,
-        RecordingStarted,
-        RecordingClosed,
-        PartDone,
-        SnapshotComplete,
-    )
-}
+_EVENTS: dict[str, Any] = {kind.__name__: kind for kind in EVENT_TYPES}
 
 #: the largest message either side accepts (a submission may try to flood the grader)
 MAX_BYTES = 32 * 1024 * 1024

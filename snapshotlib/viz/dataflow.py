@@ -30,7 +30,7 @@ from ..algorithms.base import SnapshotRecord
 from ..colouring import turned_red
 from ..dataflow.app import Record
 from ..dataflow.coordinator import COMPLETED, INITIATED
-from ..trace import APP
+from ..trace import APP, InputBlocked, InputUnblocked
 from . import style
 from .build import Figure, build_figure
 from .layered import Point, along, beside, channel_geometry, dataflow_layout
@@ -149,10 +149,11 @@ def _short(value: Any, limit: int = 160) -> str:
 
 
 def _blocking_checkpoint(sim: Simulator, channel: int) -> str | None:
-    """The checkpoint whose barrier holds ``channel`` back (aligned barriers)."""
-    for (cid, _process), arrived in getattr(sim.algorithm, "arrived", {}).items():
-        if channel in arrived:
-            return str(cid)
+    """The checkpoint whose barrier holds ``channel`` back (aligned barriers): the one
+    that blocked it last, unless something has unblocked it since."""
+    for event in reversed(sim.trace.events):
+        if isinstance(event, InputBlocked | InputUnblocked) and event.channel == channel:
+            return event.snapshot_id if isinstance(event, InputBlocked) else None
     return None
 
 

@@ -26,7 +26,7 @@ import ipywidgets as w
 
 from ..dataflow import COMPLETED, FAILED, VARIANTS, JobError, StreamJob
 from ..simulator import ActionError, Simulator
-from ..trace import APP, CONTROL, INTERNAL, RECEIVE
+from ..trace import APP, CONTROL, INTERNAL, RECEIVE, InputBlocked, StateRecorded
 from ..viz.checkpoints import registry_figure, registry_spec
 from ..viz.dataflow import dataflow_figure, dataflow_spec, record_name
 from ..viz.layered import dataflow_layout
@@ -47,7 +47,8 @@ class _Before:
     time: int
     messages: int
     blocked: frozenset[int]
-    recorded: dict[str, frozenset[str]]
+    #: how many typed events the trace held
+    trace_events: int
     checkpoints: int
     events: int
     statuses: dict[str, str]
@@ -60,7 +61,7 @@ class _Before:
             sim.time,
             len(sim.trace.messages),
             frozenset(sim.blocked),
-            {cid: frozenset(r.red_from) for cid, r in sim.algorithm.records.items()},
+            len(sim.trace.events),
             len(job.coordinator.entries),
             len(job.events),
             {cid: e.status for cid, e in job.coordinator.entries.items()},
@@ -105,15 +106,18 @@ def _what_changed(job: StreamJob, before: _Before) -> list[str]:
     same = sim is before.sim
     new_ids = [e.id for e in list(job.coordinator.entries.values())[before.checkpoints :]]
     if same:
+        events = sim.trace.events[before.trace_events :]
+        blocked_by = {e.channel: e.snapshot_id for e in events if isinstance(e, InputBlocked)}
         for ch in sorted(sim.blocked - before.blocked):
-            tag = _delivered_tag(job, before)
+            tag = blocked_by.get(ch)
             why = f" (barrier {tag} arrived)" if tag else ""
             out.append(f"{sim.network.channels[ch].dst} blocked {_channel(sim, ch)}{why}")
-        for cid, rec in sim.algorithm.records.items():
-            if cid in new_ids:
-                continue
-            for p in sorted(set(rec.red_from) - before.recorded.get(cid, frozenset())):
-                out.append(f"{p} recorded its state for {cid}")
+        recorded: dict[str, set[str]] = {}
+        for e in events:
+            if isinstance(e, StateRecorded) and e.snapshot_id not in new_ids:
+                recorded.setdefault(e.snapshot_id, set()).add(e.process)
+        for cid, processes in recorded.items():
+            out += [f"{p} recorded its state for {cid}" for p in sorted(processes)]
         released = sorted(before.blocked - sim.blocked)
         if released:
             out.append(f"unblocked {', '.join(_channel(sim, ch) for ch in released)}")
@@ -139,14 +143,6 @@ def _checkpoint_summary(job: StreamJob, before: _Before) -> list[str]:
                 + (f" ({'; '.join(sorted(why))})" if why else "")
             )
     return out
-
-
-def _delivered_tag(job: StreamJob, before: _Before) -> str | None:
-    sim = job.sim
-    if sim.time <= before.time:
-        return None
-    act = sim.trace.actions[before.time]
-    return sim.trace.messages[act.message].tag if act.kind == CONTROL else None
 
 
 class DataflowExplorer:
