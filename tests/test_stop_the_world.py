@@ -130,13 +130,15 @@ def test_a_failed_checkpoint_lets_the_sources_go() -> None:
     assert job.outcome() == StreamJob(LESSON_DAG, "aligned", seed=23).run().outcome()
 
 
-def test_an_empty_drain_longer_than_the_interval_starves_the_job_without_a_min_pause() -> None:
+def test_an_empty_drain_longer_than_the_interval_would_starve_the_job_so_it_is_refused() -> None:
     flow = word_count(records=10)  # 6 channels: even an empty drain takes 6 steps
     starved = StreamJob(flow, algorithm=StopTheWorld, seed=1, interval=6)
-    starved.run(max_steps=3000)
-    assert starved.steps == 3000 and starved.actions()  # still not finished
-    late_reads = [a for a in starved.sim.trace.actions[-1000:] if a.kind == INTERNAL]
-    assert late_reads == []  # every checkpoint falls due as the one before ends
+    # every checkpoint would fall due as the one before ends and pause the sources
+    # before they read: the job would never finish, so it stops and says what to change
+    with pytest.raises(JobError, match=r"never finish; give a pause .*min_pause=6"):
+        starved.run(max_steps=3000)
+    assert starved.steps < 3000 and starved.actions()  # stopped early, not finished
+    assert starved.metrics()["completed"] >= 1
     fed = StreamJob(flow, algorithm=StopTheWorld, seed=1, interval=6, min_pause=1).run()
     assert fed.outcome().delivered.total() == 20
     fast = StreamJob(flow, algorithm=StopTheWorld, seed=1, interval=7).run()

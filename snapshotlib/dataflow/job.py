@@ -146,6 +146,10 @@ class StreamJob:
         self.peak_in_flight = 0
         self._checkpoints = 0
         self._next_trigger = interval
+        #: at the last trigger, if the channels were empty and the trigger paused every
+        #: source, and they have stayed paused since: the records the sources had left
+        #: (see :meth:`_refuse_a_stall`)
+        self._idle_trigger: int | None = None
         self._crossed: dict[str, list[tuple[str, int]]] = {}
         self._feedback = back_edges(self.network)
         self.sim = self._new_simulator(None, {})
@@ -250,6 +254,8 @@ class StreamJob:
         due = self.steps >= self._next_trigger and self._input_left()
         if due and len(self.coordinator.pending()) < self.max_concurrent:
             self.trigger()
+        if not set(self.flow.sources) <= self.sim.paused:
+            self._idle_trigger = None  # the sources may read now: no stall (yet)
 
     def _input_left(self) -> bool:
         return any(self.app.remaining(s, self.sim.states[s]) for s in self.flow.sources)
@@ -257,14 +263,37 @@ class StreamJob:
     # ------------------------------------------------------------- checkpoints
     def trigger(self) -> str:
         """Start a checkpoint now: a barrier (or marker) at every source."""
+        idle = not any(self.sim.queues)
+        left = self._records_left()
+        self._refuse_a_stall(idle, left)
         self._checkpoints += 1
         cid = f"c{self._checkpoints}"
         self.coordinator.trigger(cid, self.steps)
         for s in self.flow.sources:
             self.sim.start_snapshot(s, cid)
+        paused_all = set(self.flow.sources) <= self.sim.paused
+        self._idle_trigger = left if idle and paused_all else None
         self._next_trigger = self.steps + self.interval
         self._progress()
         return cid
+
+    def _records_left(self) -> int:
+        return sum(self.app.remaining(s, self.sim.states[s]) for s in self.flow.sources)
+
+    def _refuse_a_stall(self, idle: bool, left: int) -> None:
+        """A checkpoint that would pause the sources in the very state the last one
+        paused them in (channels empty, the sources paused ever since, so nothing read)
+        would do so forever: its drain lasts as long, so the next is due the moment it
+        ends, and the job never finishes. Say so rather than run forever (a
+        stop-the-world snapshot whose drain outlasts ``interval``)."""
+        if idle and self._idle_trigger is not None and self._idle_trigger == left > 0:
+            raise JobError(
+                f"checkpoint c{self._checkpoints + 1} would pause the sources again before "
+                f"they read anything since c{self._checkpoints} paused them: the drain "
+                f"takes at least the interval ({self.interval} steps), so the job would "
+                "never finish; give a pause between checkpoints (min_pause, e.g. "
+                f"min_pause={self.interval}) or a longer interval"
+            )
 
     def _progress(self) -> None:
         algo = self.sim.algorithm
