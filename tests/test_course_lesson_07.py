@@ -49,7 +49,7 @@ from snapshotlib.course.lesson_07 import (
     unreachable_snapshot,
 )
 from snapshotlib.course.sizing import num
-from snapshotlib.dataflow import EXACTLY_ONCE, VARIANTS, StreamJob
+from snapshotlib.dataflow import EXACTLY_ONCE, VARIANTS, StreamJob, word_count
 
 EVERY = set(VARIANTS)
 
@@ -122,6 +122,30 @@ def test_an_unaligned_barrier_overtakes_the_queued_output_and_it_is_recorded() -
     assert "the barrier overtakes what waits on C1->K: S1#0, S2#2 (recorded)" in text
     job.run()
     assert "in flight: S1->C1: S1#2; S2->C1: S2#3; C1->K: S1#0, S2#2" in recorded_text(job, "c1")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_story_ends_when_its_checkpoint_fails_and_is_discarded(variant: str) -> None:
+    # a time-to-live too short for the checkpoint: it fails while the barriers travel
+    job = StreamJob(word_count(records=12), variant, seed=0, interval=5, ttl=8)
+    text = story(job, "C2", "c1")
+    last = text.splitlines()[-1]
+    assert re.fullmatch(
+        r"step \d+: c1 failed \(past its time-to-live \(8 steps\)\) and is discarded: "
+        r"C2 has no part of it to finish",
+        last,
+    ), last
+    assert job.coordinator.entry("c1").status == "FAILED"
+    assert "c1" not in job.sim.algorithm.records
+
+
+def test_an_unaligned_story_tells_the_overtaken_records_read_after_the_snapshot() -> None:
+    # the first barrier's channel closes at once, holding what the barrier overtook at its
+    # writer; those records arrive afterwards, and are told as recorded in flight
+    job = StreamJob(word_count(records=12), "unaligned", seed=0, interval=5)
+    text = story(job, "C2", "c1")
+    assert "step 7: C2 reads S2#0 from S2->C2: recorded in flight" in text
+    assert text.splitlines()[-1].endswith("S2->C2: S2#0, S2#1")
 
 
 def test_at_least_once_names_the_records_that_cross_the_barrier() -> None:

@@ -14,10 +14,23 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..algorithms.barriers import UnalignedBarriers, back_edges
+from ..algorithms.barriers import back_edges
 from ..dataflow import Dataflow, Record, StreamJob
 from ..dataflow.coordinator import COMPLETED
-from ..trace import APP, CONTROL, RECEIVE
+from ..trace import (
+    APP,
+    CONTROL,
+    RECEIVE,
+    BarrierOvertook,
+    InputBlocked,
+    InputUnblocked,
+    RecordCrossed,
+    RecordingClosed,
+    RecordingStarted,
+    SnapshotDiscarded,
+    StateRecorded,
+    TraceEvent,
+)
 from .tables import Table
 
 __all__ = [
@@ -94,15 +107,16 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
     checkpoint reaches it: blocked and unblocked inputs, records read (and whether they
     are recorded in flight, or cross the barrier), records that wait behind a barrier,
     the moment the state is recorded. The job is left where the story ends.
+
+    What happened is read from the trace's events (:mod:`snapshotlib.trace`), never
+    worked out again from the state before and after a step.
     """
     sim = job.sim
     trace = sim.trace
-    word = "marker" if job.variant == "chandy-lamport" else "barrier"
     inputs = set(sim.input_channels(process))
     outputs = sim.output_channels(process)
+    told = _Told(job, process, checkpoint, outputs)
     lines: list[str] = []
-    started = False
-    arrived: set[int] = set()
     after = 0  # records read after the snapshot on inputs already closed
 
     def record() -> Any:
@@ -110,31 +124,26 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
 
     for _ in range(max_steps):
         rec = record()
-        if started and rec is not None and rec.part_done(process, inputs):
+        if told.started and rec is not None and rec.part_done(process, inputs):
             break
-        was_recorded = rec is not None and process in rec.red_from
-        blocked_before = set(sim.blocked) & inputs
-        actions, messages = len(trace.actions), len(trace.messages)
+        actions, messages, events = len(trace.actions), len(trace.messages), len(trace.events)
         if job.step() is None:
             lines.append(f"the job has finished; {process} never completed {checkpoint}")
             break
-        rec = record()
+        new = [e for e in trace.events[events:] if e.snapshot_id == checkpoint]
         for i in range(actions, len(trace.actions)):
             a = trace.actions[i]
-            if a.process != process:
-                continue
+            now = [e for e in new if e.action == i]
             msg = trace.messages[a.message] if a.message >= 0 else None
-            if a.kind == CONTROL and msg is not None and msg.tag == checkpoint:
-                started = True
-                arrived.add(a.channel)
+            if a.process != process:
+                told.follow(now)
+            elif a.kind == CONTROL and msg is not None and msg.tag == checkpoint:
                 lines.append(
-                    f"step {job.steps}: the {word} of {checkpoint} arrives on "
-                    f"{_name(job, a.channel)}: "
-                    + _on_barrier(job, process, checkpoint, a.channel, was_recorded, arrived,
-                                  blocked_before, outputs)
-                )  # fmt: skip
-            elif a.kind == RECEIVE and started and msg is not None:
-                meaning = _on_read(job, process, rec, a.channel, a.message, arrived)
+                    f"step {job.steps}: the {told.word} of {checkpoint} arrives on "
+                    f"{_name(job, a.channel)}: " + told.on_barrier(a.channel, now)
+                )
+            elif a.kind == RECEIVE and told.started and msg is not None:
+                meaning = told.on_read(a.channel, a.message, now)
                 if meaning is None:
                     after += 1
                     continue
@@ -142,7 +151,16 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
                     f"step {job.steps}: {process} reads {record_name(msg.payload)} from "
                     f"{_name(job, a.channel)}{meaning}"
                 )
-        if started:
+            else:
+                told.follow(now)
+        if any(isinstance(e, SnapshotDiscarded) for e in new):
+            reason = job.coordinator.entry(checkpoint).reason
+            lines.append(
+                f"step {job.steps}: {checkpoint} failed ({reason}) and is discarded: "
+                f"{process} has no part of it to finish"
+            )
+            break
+        if told.started:
             for m in range(messages, len(trace.messages)):
                 msg = trace.messages[m]
                 if msg.kind == APP and msg.channel in sim.blocked & inputs:
@@ -179,89 +197,114 @@ def _records(job: StreamJob, ids: Iterable[int]) -> str:
     return ", ".join(record_name(messages[m].payload) for m in ids) or "nothing"
 
 
-def _on_barrier(
-    job: StreamJob,
-    process: str,
-    checkpoint: str,
-    channel: int,
-    was_recorded: bool,
-    arrived: set[int],
-    blocked_before: set[int],
-    outputs: Sequence[int],
-) -> str:
-    sim = job.sim
-    inputs = sim.input_channels(process)
-    rec = sim.algorithm.records.get(checkpoint)
-    recorded = rec is not None and process in rec.red_from
-    parts: list[str] = []
-    newly_blocked = (sim.blocked & set(inputs)) - blocked_before
-    if newly_blocked:
-        missing = [c for c in inputs if c not in arrived and c not in _back(job)]
-        parts.append(
-            f"{process} blocks {_names(job, newly_blocked)}"
-            + (f" and waits for the barrier on {_names(job, missing)}" if missing else "")
-        )
-    if recorded and not was_recorded:
-        assert rec is not None
-        text = (
-            f"{process} records its state ({state_text(job, process, rec.states[process])})"
-            + (f" and sends the {'marker' if job.variant == 'chandy-lamport' else 'barrier'}"
-               f" on {_names(job, outputs)}" if outputs else "")
-        )  # fmt: skip
-        algo = sim.algorithm
-        if isinstance(algo, UnalignedBarriers):
-            overtaken = {c: algo.overtaken.get((checkpoint, c), []) for c in outputs}
-            taken = [f"{_name(job, c)}: {_records(job, ms)}" for c, ms in overtaken.items() if ms]
+class _Told:
+    """What one operator's story knows so far of one checkpoint, kept from the events
+    of its actions, and those actions told in words."""
+
+    def __init__(self, job: StreamJob, process: str, checkpoint: str, outputs: Sequence[int]):
+        self.job, self.process, self.checkpoint = job, process, checkpoint
+        self.outputs = outputs
+        self.inputs = job.sim.input_channels(process)
+        self.word = "marker" if job.variant == "chandy-lamport" else "barrier"
+        self.started = False
+        self.recorded = False  # the operator has recorded its state
+        self.arrived: set[int] = set()  # inputs whose barrier has come
+        self.recording: set[int] = set()  # inputs whose recording is open
+        #: input -> the messages its closed recording holds (an unaligned barrier's
+        #: channel closes at once, holding what it overtook, which is read afterwards)
+        self.held: dict[int, tuple[int, ...]] = {}
+
+    def follow(self, events: Sequence[TraceEvent]) -> None:
+        """Take in what ``events`` (of one action) change for the operator."""
+        for e in events:
+            if isinstance(e, StateRecorded) and e.process == self.process:
+                self.recorded = True
+            elif isinstance(e, RecordingStarted) and e.channel in self.inputs:
+                self.recording.add(e.channel)
+            elif isinstance(e, RecordingClosed) and e.channel in self.inputs:
+                self.recording.discard(e.channel)
+                self.held[e.channel] = e.messages
+            elif isinstance(e, SnapshotDiscarded):
+                self.recorded = False
+                self.recording.clear()
+                self.held.clear()
+
+    def on_barrier(self, channel: int, events: Sequence[TraceEvent]) -> str:
+        """The barrier on ``channel`` reached the operator, with ``events``: in words."""
+        job, process = self.job, self.process
+        self.started = True
+        self.arrived.add(channel)
+        was_recorded = self.recorded
+        self.follow(events)
+        blocked = {e.channel for e in events if isinstance(e, InputBlocked)}
+        unblocked = {e.channel for e in events if isinstance(e, InputUnblocked)}
+        parts: list[str] = []
+        newly_blocked = blocked - unblocked  # the last barrier blocks and frees at once
+        if newly_blocked:
+            back = back_edges(job.network)
+            missing = [c for c in self.inputs if c not in self.arrived and c not in back]
+            parts.append(
+                f"{process} blocks {_names(job, newly_blocked)}"
+                + (f" and waits for the {self.word} on {_names(job, missing)}" if missing else "")
+            )
+        if self.recorded and not was_recorded:
+            rec = job.sim.algorithm.records[self.checkpoint]
+            text = (
+                f"{process} records its state ({state_text(job, process, rec.states[process])})"
+                + (f" and sends the {self.word} on {_names(job, self.outputs)}"
+                   if self.outputs else "")
+            )  # fmt: skip
+            taken = [
+                f"{_name(job, e.channel)}: {_records(job, e.messages)}"
+                for e in events
+                if isinstance(e, BarrierOvertook)
+            ]
             if taken:
                 text += f"; the barrier overtakes what waits on {'; '.join(taken)} (recorded)"
-        logging = [c for c in inputs if c not in rec.closed]
-        if logging:
-            text += f"; it records what arrives on {_names(job, logging)} until its {'marker' if job.variant == 'chandy-lamport' else 'barrier'} comes"  # noqa: E501
-        parts.append(text)
-    elif was_recorded:
-        assert rec is not None
-        msgs = rec.channels.get(channel, [])
-        parts.append(
-            f"{process} stops recording it: {_plural(len(msgs), 'record')} in flight"
-            + (f" ({_records(job, msgs)})" if msgs else "")
-        )
-    released = blocked_before - sim.blocked
-    if released:
-        waited = sum(_waiting(job, c) for c in released)
-        parts.append(f"unblocks {_names(job, released)} ({_plural(waited, 'record')} waited)")
-    if not parts:
-        if job.variant == "at-least-once" and not recorded:
-            missing = [c for c in inputs if c not in arrived and c not in _back(job)]
+            if self.recording:
+                text += (
+                    f"; it records what arrives on {_names(job, self.recording)} until its "
+                    f"{self.word} comes"
+                )
+            parts.append(text)
+        elif was_recorded:
+            closed = [e for e in events if isinstance(e, RecordingClosed) and e.channel == channel]
+            msgs = list(closed[0].messages) if closed else []
             parts.append(
-                f"{process} keeps reading it (no alignment) and waits for the barrier on "
-                f"{_names(job, missing)}"
+                f"{process} stops recording it: {_plural(len(msgs), 'record')} in flight"
+                + (f" ({_records(job, msgs)})" if msgs else "")
             )
-        else:
-            parts.append("nothing to do")
-    return "; ".join(parts)
+        released = unblocked - blocked
+        if released:
+            waited = sum(_waiting(job, c) for c in released)
+            parts.append(f"unblocks {_names(job, released)} ({_plural(waited, 'record')} waited)")
+        if not parts:
+            if job.variant == "at-least-once" and not self.recorded:
+                back = back_edges(job.network)
+                missing = [c for c in self.inputs if c not in self.arrived and c not in back]
+                parts.append(
+                    f"{process} keeps reading it (no alignment) and waits for the barrier on "
+                    f"{_names(job, missing)}"
+                )
+            else:
+                parts.append("nothing to do")
+        return "; ".join(parts)
 
-
-def _back(job: StreamJob) -> frozenset[int]:
-    return frozenset(getattr(job.sim.algorithm, "back", frozenset()))
-
-
-def _on_read(
-    job: StreamJob, process: str, rec: Any, channel: int, message: int, arrived: set[int]
-) -> str | None:
-    """What reading ``message`` means for the checkpoint; ``None``: nothing (a read
-    after the snapshot on an input already closed)."""
-    word = "marker" if job.variant == "chandy-lamport" else "barrier"
-    recorded = rec is not None and process in rec.red_from
-    if recorded and message in rec.channels.get(channel, []):
-        return f": recorded in flight (sent before the {word}, read after the snapshot)"
-    if job.variant == "at-least-once" and not recorded and channel in arrived:
-        return (
-            f": after the barrier on {_name(job, channel)}, before {process}'s snapshot: "
-            "it crosses the barrier (counted in the snapshot, and read again on a restore)"
-        )
-    if recorded:
-        return None
-    return ""
+    def on_read(self, channel: int, message: int, events: Sequence[TraceEvent]) -> str | None:
+        """What reading ``message`` on ``channel`` means for the checkpoint; ``None``:
+        nothing (a read after the snapshot on an input already closed)."""
+        self.follow(events)
+        if self.recorded and (channel in self.recording or message in self.held.get(channel, ())):
+            return f": recorded in flight (sent before the {self.word}, read after the snapshot)"
+        if any(isinstance(e, RecordCrossed) and e.message == message for e in events):
+            return (
+                f": after the barrier on {_name(self.job, channel)}, before {self.process}'s "
+                "snapshot: it crosses the barrier (counted in the snapshot, and read again on "
+                "a restore)"
+            )
+        if self.recorded:
+            return None
+        return ""
 
 
 def recorded_text(job: StreamJob, checkpoint: str) -> str:
