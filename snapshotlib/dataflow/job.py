@@ -79,7 +79,7 @@ class StreamJob:
         next may be triggered (Flink's minimum pause between checkpoints; 0: none).
         A stop-the-world snapshot needs one when a drain can outlast ``interval``: the
         next checkpoint, due at once, would pause the sources again before they read,
-        and the job would never finish.
+        and the job would never finish (it stops with a :class:`JobError` saying so).
     record_bytes
         Size of a record, for the recorded-bytes metrics.
     algorithm
