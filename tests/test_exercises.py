@@ -37,9 +37,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]
     for name in NAMES:
         work = tmp_path_factory.mktemp(name)
         student, zipped = tool.make_exercise(
-            SOLUTIONS / f"{name}.ipynb", work / "exercises", work / "autograder", run_tests=False
-        )
-        tool.assign(SOLUTIONS / f"{name}.ipynb", work / "dist", run_tests=False)
+            SOLUTIONS / f"{name}.ipynb", work / "exercises", work / "autograder",
+            run_tests=False, dist=work / "dist",
+        )  # fmt: skip
         out[name] = {
             "student": student,
             "zip": zipped,

@@ -170,9 +170,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("grading")
     (work / "scratch").mkdir()
     student, zipped = make_exercises_tool().make_exercise(
-        SOLUTION, work / "exercises", work / "autograder", run_tests=False
+        SOLUTION, work / "exercises", work / "autograder", run_tests=False, dist=work / "dist"
     )
-    make_exercises_tool().assign(SOLUTION, work / "dist", run_tests=False)
     solution = work / "dist" / "autograder" / f"{NAME}.ipynb"
     exercise = with_learner_id(json.loads(student.read_text()))
     outside = work / "outside"

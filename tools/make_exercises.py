@@ -109,11 +109,20 @@ def assign(solution: Path, workdir: Path, *, run_tests: bool = True) -> tuple[Pa
 
 
 def make_exercise(
-    solution: Path, out: Path, autograder_out: Path, *, run_tests: bool = True
+    solution: Path,
+    out: Path,
+    autograder_out: Path,
+    *,
+    run_tests: bool = True,
+    dist: Path | None = None,
 ) -> tuple[Path, Path]:
-    """Generate one exercise; the paths of the student notebook and the autograder zip."""
+    """Generate one exercise; the paths of the student notebook and the autograder zip.
+
+    ``dist``: the folder otter assign writes into, kept (its ``autograder/`` holds the
+    solution with every test, which the tests grade), instead of a temporary one.
+    """
     with tempfile.TemporaryDirectory(prefix="otter-assign-") as tmp:
-        student, zipped = assign(solution, Path(tmp) / "dist", run_tests=run_tests)
+        student, zipped = assign(solution, dist or Path(tmp) / "dist", run_tests=run_tests)
         nb = normalise(json.loads(student.read_text()))
         check_no_leak(nb, hidden_test_names(zipped))
         out.mkdir(parents=True, exist_ok=True)
