@@ -3,9 +3,10 @@
 An algorithm sees its processes only through a :class:`Host`. The
 :class:`~snapshotlib.simulator.Simulator` is one host: it runs every process of a
 network in one loop and keeps the trace. A real process running the same algorithm
-(the live lab) is another: it answers for its own process and channels, sends control
-messages on its sockets and keeps its own buffers. So the algorithms in this package
-ask only what the protocol below offers, never the simulator's fields.
+(as the coming live lab's will) is another kind: it answers for its own process and
+channels, sends control messages on its sockets and keeps its own buffers. So the
+algorithms in this package ask only what the protocol below offers, never the
+simulator's fields (tests/test_host.py holds them to it).
 
 Every method is about one process or one channel, as a real process can answer it,
 except where said: :meth:`Host.queued` reads what is buffered on a channel (a real
