@@ -129,7 +129,9 @@ class Simulator:
         self.queues: list[deque[int]] = [deque() for _ in self.network.channels]
         self.blocked: set[int] = set()
         self.paused: set[str] = set()
-        self._app_sent = (self.trace, 0, [0] * len(self.network.channels))
+        # application messages sent per channel, counted up to message _app_counted
+        self._app_sent = [0] * len(self.network.channels)
+        self._app_counted = 0
         self._actor = ""
         self._actor_action = -1
         self._actor_sent: set[int] = set()
@@ -409,15 +411,12 @@ class Simulator:
         """Application messages sent on ``channel`` so far."""
         # counted from the trace when asked (only when a snapshot records), going on
         # from the last count, so a send on the hot path keeps no counter
-        trace, seen, counts = self._app_sent
-        messages = self.trace.messages
-        if trace is not self.trace:
-            trace, seen, counts = self.trace, 0, [0] * len(counts)
-        for i in range(seen, len(messages)):
+        counts, messages = self._app_sent, self.trace.messages
+        for i in range(self._app_counted, len(messages)):
             m = messages[i]
             if m.kind == APP:
                 counts[m.channel] += 1
-        self._app_sent = (trace, len(messages), counts)
+        self._app_counted = len(messages)
         return counts[channel]
 
     def emit(

@@ -206,6 +206,7 @@ class _Told:
         self.outputs = outputs
         self.inputs = job.sim.input_channels(process)
         self.word = "marker" if job.variant == "chandy-lamport" else "barrier"
+        self.back = back_edges(job.network)  # inputs no barrier is waited for on
         self.started = False
         self.recorded = False  # the operator has recorded its state
         self.arrived: set[int] = set()  # inputs whose barrier has come
@@ -241,8 +242,7 @@ class _Told:
         parts: list[str] = []
         newly_blocked = blocked - unblocked  # the last barrier blocks and frees at once
         if newly_blocked:
-            back = back_edges(job.network)
-            missing = [c for c in self.inputs if c not in self.arrived and c not in back]
+            missing = self._waited_for()
             parts.append(
                 f"{process} blocks {_names(job, newly_blocked)}"
                 + (f" and waits for the {self.word} on {_names(job, missing)}" if missing else "")
@@ -280,8 +280,7 @@ class _Told:
             parts.append(f"unblocks {_names(job, released)} ({_plural(waited, 'record')} waited)")
         if not parts:
             if job.variant == "at-least-once" and not self.recorded:
-                back = back_edges(job.network)
-                missing = [c for c in self.inputs if c not in self.arrived and c not in back]
+                missing = self._waited_for()
                 parts.append(
                     f"{process} keeps reading it (no alignment) and waits for the barrier on "
                     f"{_names(job, missing)}"
@@ -289,6 +288,10 @@ class _Told:
             else:
                 parts.append("nothing to do")
         return "; ".join(parts)
+
+    def _waited_for(self) -> list[int]:
+        """Inputs whose barrier has not come yet, back edges left out."""
+        return [c for c in self.inputs if c not in self.arrived and c not in self.back]
 
     def on_read(self, channel: int, message: int, events: Sequence[TraceEvent]) -> str | None:
         """What reading ``message`` on ``channel`` means for the checkpoint; ``None``:

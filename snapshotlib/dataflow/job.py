@@ -128,6 +128,7 @@ class StreamJob:
                 f"not an instance), got {algorithm!r}"
             )
         self.flow, self.variant = flow, variant
+        self._sources = frozenset(flow.sources)
         self.algorithm_class = algorithm
         self.network = flow.network()
         self.app = DataflowApp(flow, record_bytes)
@@ -254,11 +255,11 @@ class StreamJob:
         due = self.steps >= self._next_trigger and self._input_left()
         if due and len(self.coordinator.pending()) < self.max_concurrent:
             self.trigger()
-        if not set(self.flow.sources) <= self.sim.paused:
+        if not self._sources <= self.sim.paused:
             self._idle_trigger = None  # the sources may read now: no stall (yet)
 
     def _input_left(self) -> bool:
-        return any(self.app.remaining(s, self.sim.states[s]) for s in self.flow.sources)
+        return self._records_left() > 0
 
     # ------------------------------------------------------------- checkpoints
     def trigger(self) -> str:
@@ -271,7 +272,7 @@ class StreamJob:
         self.coordinator.trigger(cid, self.steps)
         for s in self.flow.sources:
             self.sim.start_snapshot(s, cid)
-        paused_all = set(self.flow.sources) <= self.sim.paused
+        paused_all = self._sources <= self.sim.paused
         self._idle_trigger = left if idle and paused_all else None
         self._next_trigger = self.steps + self.interval
         self._progress()
