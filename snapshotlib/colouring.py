@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 WHITE = "white"
 RED = "red"
 
+#: where a message lies against a snapshot's cut (:meth:`Colouring.where`)
+BEFORE = "before"
+IN_TRANSIT = "in transit"
+AFTER = "after"
+BACKWARDS = "backwards"
+
 
 def turned_red(red_from: Mapping[str, int], process: str, action: int) -> bool:
     """Dijkstra's colour rule, the one place it is written: action ``action`` (a trace
@@ -50,6 +56,20 @@ class Colouring:
         """Colour of a message: that of the action that sent it."""
         return self.action(self.trace.messages[message].sent_by)
 
+    def where(self, message: int) -> str:
+        """Where application message ``message`` lies against the cut: :data:`BEFORE`
+        (sent and accepted white), :data:`IN_TRANSIT` (sent white, accepted red or not
+        yet: it belongs to the channel's recorded state), :data:`AFTER` (sent red,
+        accepted red or not yet), or :data:`BACKWARDS` (sent red, accepted white: the
+        cut is inconsistent)."""
+        trace = self.trace
+        sent_red = self.is_red(trace.messages[message].sent_by)
+        got = trace.received_by[message]
+        accepted_red = got == NOT_RECEIVED or self.is_red(got)
+        if sent_red:
+            return AFTER if accepted_red else BACKWARDS
+        return IN_TRANSIT if accepted_red else BEFORE
+
     def process(self, process: str, at: int | None = None) -> str:
         """Colour of ``process`` just before trace index ``at`` (default: now)."""
         turned = self.red_from.get(process)
@@ -68,8 +88,7 @@ class Colouring:
 
 def colouring(sim: Simulator, snapshot_id: str) -> Colouring:
     """The colouring that snapshot ``snapshot_id`` induces on ``sim``'s trace."""
-    record = sim.algorithm.records[snapshot_id]
-    return Colouring(snapshot_id, sim.trace, dict(record.red_from))
+    return Colouring(snapshot_id, sim.trace, sim.red_from(snapshot_id))
 
 
 @dataclass(frozen=True)
@@ -91,22 +110,18 @@ def snapshot_state(sim: Simulator, snapshot_id: str) -> SnapshotState:
     """Build SSS for ``snapshot_id`` from the colouring of the trace."""
     col = colouring(sim, snapshot_id)
     trace = sim.trace
-    record = sim.algorithm.records[snapshot_id]
     names = [str(c) for c in sim.network.channels]
     channels: dict[str, list[int]] = {n: [] for n in names}
     unsettled: dict[str, list[int]] = {n: [] for n in names}
-    for i, a in enumerate(trace.actions):
-        if (
-            a.kind == RECEIVE
-            and col.is_red(i)
-            and not col.is_red(trace.messages[a.message].sent_by)
-        ):
+    # messages in the order accepted: SSS lists a channel's messages as its receiver took them
+    for a in trace.actions:
+        if a.kind == RECEIVE and col.where(a.message) == IN_TRANSIT:
             channels[names[a.channel]].append(a.message)
     for m, msg in enumerate(trace.messages):
-        if msg.kind == APP and trace.received_by[m] == NOT_RECEIVED and not col.is_red(msg.sent_by):
+        if msg.kind == APP and trace.received_by[m] == NOT_RECEIVED and col.where(m) == IN_TRANSIT:
             unsettled[names[msg.channel]].append(m)
     return SnapshotState(
-        dict(record.states),
+        sim.snapshot(snapshot_id).states,
         {n: tuple(v) for n, v in channels.items()},
         {n: tuple(v) for n, v in unsettled.items() if v},
     )

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .actions import Action, Deliver, Internal, Send, StartSnapshot, action_of
-from .algorithms.base import SnapshotAlgorithm, SnapshotError
+from .algorithms.base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
 from .algorithms.chandy_lamport import ChandyLamport
 from .apps import AppError, Application, make_app
 from .model import Channel, Network
@@ -520,14 +520,25 @@ class Simulator:
         return action_of(self.trace.actions[index], self.trace, self.network)
 
     # --------------------------------------------------------------- results
-    def snapshot(self, snapshot_id: str) -> GlobalSnapshot:
-        """The global snapshot ``snapshot_id`` as recorded so far."""
+    def _record(self, snapshot_id: str) -> SnapshotRecord:
         try:
-            record = self.algorithm.records[snapshot_id]
+            return self.algorithm.records[snapshot_id]
         except KeyError:
             known = ", ".join(self.algorithm.records) or "none"
             raise KeyError(f"no snapshot {snapshot_id!r} (started: {known})") from None
-        return assemble(record, self)
+
+    def snapshot(self, snapshot_id: str) -> GlobalSnapshot:
+        """The global snapshot ``snapshot_id`` as recorded so far."""
+        return assemble(self._record(snapshot_id), self)
+
+    def red_from(self, snapshot_id: str) -> dict[str, int]:
+        """Snapshot ``snapshot_id``'s cut so far, without assembling the snapshot: for
+        each process that has recorded, the trace index of its first red action."""
+        return dict(self._record(snapshot_id).red_from)
+
+    def snapshot_ids(self) -> list[str]:
+        """The ids of the snapshots started so far, in the order they were started."""
+        return list(self.algorithm.records)
 
     def snapshots(self) -> dict[str, GlobalSnapshot]:
         """Every snapshot started so far, by id, in the order they were started."""

@@ -54,7 +54,7 @@ from .formats.cos418 import (
 )
 from .model import Network, NetworkError
 from .simulator import ActionError, Simulator
-from .trace import APP
+from .trace import APP, SnapshotComplete
 
 #: COS 418's ``maxDelay``: a message is due 1 to ``MAX_DELAY`` ticks after it is sent
 MAX_DELAY = 5
@@ -239,8 +239,10 @@ class TickModel:
             self._finish()
 
     def _finish(self) -> None:
-        records = self.sim.algorithm.records
-        pending = [rec for rec in records.values() if not rec.complete]
+        sim = self.sim
+        pending = {sid for sid in sim.snapshot_ids() if not sim.snapshot(sid).complete}
+        events = sim.trace.events
+        seen = len(events)
         while pending or self.in_flight():
             if not self._active:
                 if not self._wake:
@@ -249,7 +251,10 @@ class TickModel:
                 self.time = min(self._wake) - 1
             self.tick()
             if pending:
-                pending = [rec for rec in pending if not rec.complete]
+                pending.difference_update(
+                    e.snapshot_id for e in events[seen:] if isinstance(e, SnapshotComplete)
+                )
+                seen = len(events)
 
     # --------------------------------------------------------------- the loop
     def play(self, events: Iterable[Event], script: EventScript | None = None) -> None:
@@ -414,15 +419,14 @@ class TickModel:
         """Every snapshot started so far, as ``.snap`` files hold them."""
         sim = self.sim
         channels = sim.network.channels
-        messages = sim.trace.messages
         out = []
         for sid in self.snapshot_ids:
-            rec = sim.algorithm.records[sid]
-            tokens = {p: int(rec.states[p]) for p in sorted(rec.states)}
+            snap = sim.snapshot(sid)
+            tokens = {p: int(s) for p, s in sorted(snap.states.items())}
             recorded = tuple(
-                SnapMessage(channels[ch].src, channels[ch].dst, int(messages[m].payload))
-                for ch in sorted(rec.channels)  # index order is sorted (src, dst) order
-                for m in rec.channels[ch]
+                SnapMessage(c.src, c.dst, int(m.payload))
+                for c in channels  # the network's order is sorted (src, dst) order
+                for m in snap.channels.get(str(c), ())
             )
             out.append(Cos418Snapshot(sid, tokens, recorded))
         return tuple(out)

@@ -349,8 +349,7 @@ class _Runner:
     def initiate(self, snapshot_id: str) -> None:
         """Start ``snapshot_id`` at a random process that has not recorded for it."""
         sim = self.sim
-        record = sim.algorithm.records.get(snapshot_id)
-        done = record.red_from if record is not None else {}
+        done = sim.red_from(snapshot_id) if snapshot_id in sim.snapshot_ids() else {}
         candidates = [p for p in self.processes if p not in done]
         if not candidates:
             return

@@ -13,6 +13,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import assert_events_agree_with_records
 
 from snapshotlib.checks import check_snapshot
 from snapshotlib.dataflow import (
@@ -26,7 +27,7 @@ from snapshotlib.dataflow import (
     word_count,
 )
 from snapshotlib.dataflow.fork import state_writes
-from snapshotlib.trace import APP, SNAPSHOT
+from snapshotlib.trace import APP, SNAPSHOT, SnapshotComplete
 
 LESSON_DAG = word_count(sources=2, counters=2, records=20, keys=8)
 
@@ -133,6 +134,19 @@ def test_a_checkpoint_completes_when_the_child_has_written_its_image() -> None:
             image = job.sim.algorithm.image_bytes[cid]
             assert image == entry.state_bytes + entry.inflight_bytes
             assert entry.duration == model.write_out_steps(image)
+
+
+@pytest.mark.parametrize("seed", [5, 23])
+def test_the_forks_events_say_what_it_recorded_and_when_the_image_was_written(seed: int) -> None:
+    job = StreamJob(LESSON_DAG, algorithm=ForkSnapshot, seed=seed).run()
+    assert_events_agree_with_records(job.sim)
+    for cid, written in job.sim.algorithm.written_at.items():
+        complete = [
+            e.action
+            for e in job.sim.trace.events
+            if isinstance(e, SnapshotComplete) and e.snapshot_id == cid
+        ]
+        assert complete == [written]  # the coordinator hears of it then, from the trace
 
 
 def test_a_crash_during_the_write_out_fails_it_and_the_checkpoint_before_is_restored() -> None:

@@ -20,6 +20,8 @@ from support import assert_events_agree_with_records, whole
 
 from snapshotlib import Deliver, Internal, Network, Send, Simulator
 from snapshotlib.checks import check_commutation, check_snapshot
+from snapshotlib.checks.cut import check_cut
+from snapshotlib.colouring import BACKWARDS, IN_TRANSIT, colouring
 from snapshotlib.checks.predicates import conservation
 from snapshotlib.trace import APP, INTERNAL, RECEIVE, SEND
 from snapshotlib.workloads import (
@@ -315,3 +317,52 @@ def test_lai_yangs_events_agree_with_what_it_recorded(run: Run) -> None:
         p_deliver=run.p_deliver, p_send=run.p_send, algorithm=LaiYang,
     )  # fmt: skip
     assert_events_agree_with_records(sim)
+
+
+# ------------------------------------------------- the read model says what was recorded
+@PROPERTY
+@given(runs())
+def test_a_snapshots_read_model_agrees_with_its_colouring_and_the_trace(run: Run) -> None:
+    sim = run.build()
+    trace = sim.trace
+    assert sim.snapshot_ids() == list(sim.snapshots())
+    for sid in sim.snapshot_ids():
+        snap, col = sim.snapshot(sid), colouring(sim, sid)
+        assert snap.red_from == sim.red_from(sid) == dict(col.red_from)
+        for p, part in snap.processes.items():
+            assert part.events == tuple(trace.labels_before(p, part.red_from))
+            assert snap.part_done(p) == part.done and snap.recorded(p)
+        # on FIFO channels the recorded channel states are exactly the messages that
+        # lie in transit across the cut, and none crosses it backwards
+        for c in sim.network.channels:
+            name = str(c)
+            assert snap.closed(name)
+            in_transit = [
+                m
+                for m in range(len(trace.messages))
+                if trace.messages[m].kind == APP
+                and trace.messages[m].channel == sim.network.channel_index(c)
+                and col.where(m) == IN_TRANSIT
+            ]
+            assert sorted(snap.message_ids(name)) == in_transit, (sid, name)
+        assert all(
+            col.where(m) != BACKWARDS
+            for m, msg in enumerate(trace.messages)
+            if msg.kind == APP
+        )
+
+
+@PROPERTY
+@given(runs(fifo=False))
+def test_a_message_crosses_the_cut_backwards_exactly_when_the_cut_is_inconsistent(
+    run: Run,
+) -> None:
+    sim = run.build()
+    for sid in sim.snapshot_ids():
+        col = colouring(sim, sid)
+        backwards = [
+            m
+            for m, msg in enumerate(sim.trace.messages)
+            if msg.kind == APP and col.where(m) == BACKWARDS
+        ]
+        assert (backwards == []) == check_cut(sim.trace, sim.red_from(sid)).ok, sid

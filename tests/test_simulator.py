@@ -651,3 +651,41 @@ def test_each_trace_action_is_the_action_that_took_it():
             again.step(sim.action(i))
         assert again.trace.actions == sim.trace.actions
         assert again.trace.messages == sim.trace.messages
+
+
+# ----------------------------------------------------------- reading the snapshots
+def test_the_snapshots_are_read_by_id_in_the_order_they_were_started():
+    sim = two(P1=2)
+    assert sim.snapshot_ids() == []
+    sim.step(StartSnapshot("P2", "b"))
+    sim.step(StartSnapshot("P1", "a"))
+    assert sim.snapshot_ids() == ["b", "a"]
+    assert list(sim.snapshots()) == ["b", "a"]
+
+
+def test_an_unknown_snapshot_is_a_key_error_naming_the_ones_started():
+    sim = two(P1=2)
+    sim.step(StartSnapshot("P1", "s1"))
+    for read in (sim.snapshot, sim.red_from):
+        with pytest.raises(KeyError, match=r"no snapshot 'x' \(started: s1\)"):
+            read("x")
+
+
+def test_a_snapshot_in_progress_says_who_recorded_what_and_which_recordings_are_open():
+    sim = two(P1=2)
+    sim.step(Send("P1", "P2", 1, label="m"))
+    sim.step(StartSnapshot("P1", "s1"))
+    snap = sim.snapshot("s1")
+    assert snap.red_from == sim.red_from("s1") == {"P1": 1}
+    assert snap.states == {"P1": 1}
+    assert snap.recorded("P1") and not snap.recorded("P2")
+    # P1 records P2->P1 until P2's marker comes: its part is not done
+    assert not snap.part_done("P1") and not snap.part_done("P2")
+    assert not snap.closed("P2->P1") and snap.message_ids("P2->P1") == ()
+    assert not snap.closed("P1->P2")  # not even begun: P2 has not recorded
+    assert snap.processes["P1"].events == ("m",)
+    sim.run()
+    snap = sim.snapshot("s1")
+    assert snap.complete and snap.part_done("P1") and snap.part_done("P2")
+    assert snap.closed("P1->P2") and snap.closed("P2->P1")
+    assert snap.message_ids("P1->P2") == ()  # m arrived before the marker: not in transit

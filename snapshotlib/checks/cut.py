@@ -82,11 +82,11 @@ def check_frontier(trace: Trace, frontier: Mapping[str, int]) -> CutResult:
 def check_snapshot(sim: Simulator, snapshot_id: str) -> CutResult:
     """Is snapshot ``snapshot_id`` a consistent cut with the right channel states?"""
     trace = sim.trace
-    record = sim.algorithm.records[snapshot_id]
-    missing = [p for p in sim.network.processes if p not in record.red_from]
+    snap = sim.snapshot(snapshot_id)
+    missing = [p for p in sim.network.processes if not snap.recorded(p)]
     if missing:
         return CutResult(False, f"the snapshot is not complete: {', '.join(missing)} not recorded")
-    limits = dict(record.red_from)
+    limits = snap.red_from
     cut = check_cut(trace, limits)
     if not cut.ok:
         return cut
@@ -99,8 +99,8 @@ def check_snapshot(sim: Simulator, snapshot_id: str) -> CutResult:
         if got < 0 or got >= limits[channels[msg.channel].dst]:
             expected[msg.channel].append(m)
     for i, c in enumerate(channels):
-        recorded = record.channels.get(i, [])
-        if i not in record.closed:
+        recorded = list(snap.message_ids(str(c)))
+        if not snap.closed(str(c)):
             return CutResult(False, f"the snapshot is not complete: channel {c} is still recording")
         want = expected[i]
         if recorded == want or (not sim.network.fifo and sorted(recorded) == want):

@@ -413,16 +413,15 @@ def snapshot_cut(sim: Simulator, snapshot_id: str) -> Cut:
 
     ``ValueError`` when some process has not recorded (yet).
     """
-    record = sim.algorithm.records[snapshot_id]
-    missing = [p for p in sim.network.processes if p not in record.red_from]
+    red_from = sim.red_from(snapshot_id)
+    missing = [p for p in sim.network.processes if p not in red_from]
     if missing:
         raise ValueError(
             f"snapshot {snapshot_id} has no cut yet: {', '.join(missing)} not recorded"
         )
     trace = sim.trace
     return tuple(
-        sum(1 for i in trace.process_actions(p) if i < record.red_from[p])
-        for p in sim.network.processes
+        sum(1 for i in trace.process_actions(p) if i < red_from[p]) for p in sim.network.processes
     )
 
 
@@ -433,8 +432,8 @@ def snapshot_window(sim: Simulator, snapshot_id: str) -> SnapshotWindow:
     just after the last of its markers was received.
     """
     trace = sim.trace
-    record = sim.algorithm.records[snapshot_id]
-    if not record.complete:
+    snap = sim.snapshot(snapshot_id)
+    if not snap.complete:
         raise ValueError(f"snapshot {snapshot_id} is not complete: it has no S1 yet")
     starts = [
         i
@@ -446,7 +445,7 @@ def snapshot_window(sim: Simulator, snapshot_id: str) -> SnapshotWindow:
         for m, msg in enumerate(trace.messages)
         if msg.kind != APP and msg.tag == snapshot_id and trace.received_by[m] != NOT_RECEIVED
     ]
-    recorded = list(record.red_from.values())
+    recorded = list(snap.red_from.values())
     first = min(starts or recorded)  # a clock snapshot has no initiation: its first record
     last = max(starts + received + recorded)
     return SnapshotWindow(cut_at(sim, first), snapshot_cut(sim, snapshot_id), cut_at(sim, last + 1))

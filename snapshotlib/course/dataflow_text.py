@@ -17,6 +17,7 @@ from typing import Any
 from ..algorithms.barriers import back_edges
 from ..dataflow import Dataflow, Record, StreamJob
 from ..dataflow.coordinator import COMPLETED
+from ..snapshot import GlobalSnapshot
 from ..trace import (
     APP,
     CONTROL,
@@ -119,12 +120,15 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
     lines: list[str] = []
     after = 0  # records read after the snapshot on inputs already closed
 
-    def record() -> Any:
-        return sim.algorithm.records.get(checkpoint)
+    def part_done() -> GlobalSnapshot | None:
+        """The checkpoint as recorded, once ``process`` has done its part of it."""
+        if checkpoint not in sim.snapshot_ids():
+            return None
+        snap = sim.snapshot(checkpoint)
+        return snap if snap.part_done(process) else None
 
     for _ in range(max_steps):
-        rec = record()
-        if told.started and rec is not None and rec.part_done(process, inputs):
+        if told.started and part_done() is not None:
             break
         actions, messages, events = len(trace.actions), len(trace.messages), len(trace.events)
         if job.step() is None:
@@ -170,13 +174,13 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
                         f"{_name(job, msg.channel)}, which is blocked: it waits there "
                         f"({waiting} waiting)"
                     )
-    rec = record()
-    if rec is not None and rec.part_done(process, inputs):
-        in_flight = {c: rec.channels.get(c, []) for c in sorted(inputs)}
+    snap = part_done()
+    if snap is not None:
+        in_flight = {c: snap.message_ids(_name(job, c)) for c in sorted(inputs)}
         held = [f"{_name(job, c)}: {_records(job, ms)}" for c, ms in in_flight.items() if ms]
         lines.append(
             f"{process}'s part of {checkpoint} is complete: state "
-            f"{state_text(job, process, rec.states[process])}; in flight on its inputs: "
+            f"{state_text(job, process, snap.states[process])}; in flight on its inputs: "
             + ("; ".join(held) if held else "nothing")
         )
         if after:
@@ -248,9 +252,9 @@ class _Told:
                 + (f" and waits for the {self.word} on {_names(job, missing)}" if missing else "")
             )
         if self.recorded and not was_recorded:
-            rec = job.sim.algorithm.records[self.checkpoint]
+            state = job.sim.snapshot(self.checkpoint).states[process]
             text = (
-                f"{process} records its state ({state_text(job, process, rec.states[process])})"
+                f"{process} records its state ({state_text(job, process, state)})"
                 + (f" and sends the {self.word} on {_names(job, self.outputs)}"
                    if self.outputs else "")
             )  # fmt: skip

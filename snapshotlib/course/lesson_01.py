@@ -203,7 +203,7 @@ def clock_timeline(sim: Simulator) -> str:
     trace = sim.trace
     procs = sim.network.processes
     channels = sim.network.channels
-    red_from = alg.records[alg.snapshot_id].red_from
+    red_from = sim.red_from(alg.snapshot_id)
     clock_heads = "".join(f"{p + ' clock':>10}" for p in procs)
     lines = [f"step  {'event':<30}{clock_heads}"]
     for t, a in enumerate(trace.actions):

@@ -139,28 +139,29 @@ def status(sim: Simulator, snapshot_id: str = "s1") -> str:
     P2->P1   -                       recording: nothing yet
     """
     trace = sim.trace
-    record = sim.algorithm.records.get(snapshot_id)
+    snap = sim.snapshot(snapshot_id) if snapshot_id in sim.snapshot_ids() else None
     head = f"after action {sim.time}: {describe_action(sim, sim.time - 1)}" if sim.time else "start"
     rows = [["process", "colour", "now", "recorded", "its input channels"]]
     for p in sim.network.processes:
         now = _value(sim, sim.states[p], trace.labels_before(p, sim.time))
-        if record is None or p not in record.red_from:
+        part = snap.processes.get(p) if snap is not None else None
+        if snap is None or part is None:
             rows.append([p, "white", now, "-", "-"])
             continue
-        recorded = _value(sim, record.states[p], trace.labels_before(p, record.red_from[p]))
-        inputs = sim.input_channels(p)
-        open_ = [str(sim.network.channels[i]) for i in inputs if i not in record.closed]
+        recorded = _value(sim, part.state, part.events)
+        inputs = [str(sim.network.channels[i]) for i in sim.input_channels(p)]
+        open_ = [name for name in inputs if not snap.closed(name)]
         done = "done: a marker on every input" if not open_ else "recording " + ", ".join(open_)
         rows.append([p, "red", now, recorded, done])
     lines = [head, *_table(rows)]
     rows = [["channel", "in flight (head first)", f"recorded for {snapshot_id}"]]
     for i, c in enumerate(sim.network.channels):
         flight = ", ".join(_message(trace, m) for m in sim.queues[i]) or "-"
-        if record is None or i not in record.channels:
+        if snap is None or str(c) not in snap.channels:
             rec = "-"
         else:
-            got = ", ".join(_message(trace, m) for m in record.channels[i])
-            if i in record.closed:
+            got = ", ".join(_message(trace, m) for m in snap.message_ids(str(c)))
+            if snap.closed(str(c)):
                 rec = f"closed: {got or 'empty'}"
             else:
                 rec = f"recording: {got or 'nothing yet'}"
@@ -189,11 +190,11 @@ def snapshot_text(sim: Simulator, snapshot_id: str = "s1") -> str:
 
 def parts_done(sim: Simulator, snapshot_id: str = "s1") -> str:
     """When each process finished its part: the action that brought its last marker."""
-    record = sim.algorithm.records[snapshot_id]
+    snap = sim.snapshot(snapshot_id)
     finished = {}
     for p in sim.network.processes:
         inputs = sim.input_channels(p)
-        if not record.part_done(p, inputs):
+        if not snap.part_done(p):
             continue
         arrivals = [
             k
@@ -202,7 +203,7 @@ def parts_done(sim: Simulator, snapshot_id: str = "s1") -> str:
             and a.channel in inputs
             and sim.trace.messages[a.message].tag == snapshot_id
         ]
-        finished[p] = max(arrivals) + 1 if arrivals else record.red_from[p] + 1
+        finished[p] = max(arrivals) + 1 if arrivals else snap.red_from[p] + 1
     lines = [
         f"{p} finished its part at action {t}: {describe_action(sim, t - 1)}"
         for p, t in sorted(finished.items(), key=lambda item: item[1])
@@ -364,18 +365,18 @@ def _names(answer: Any) -> list[str] | None:
 def _why(sim: Simulator, snapshot_id: str, m: int) -> str:
     """Where message ``m`` stands with respect to snapshot ``snapshot_id``, in words."""
     trace = sim.trace
-    record = sim.algorithm.records[snapshot_id]
+    red_from = sim.red_from(snapshot_id)
     msg = trace.messages[m]
     c = sim.network.channels[msg.channel]
     name = trace.message_name(m)
-    src_red = record.red_from.get(c.src)
+    src_red = red_from.get(c.src)
     if src_red is not None and msg.sent_by >= src_red:
         return (
             f"{name} was sent after {c.src} recorded for {snapshot_id}, so it travels behind "
             f"{c.src}'s {snapshot_id} marker: it is in no part of {snapshot_id}"
         )
     got = trace.received_by[m]
-    dst_red = record.red_from.get(c.dst)
+    dst_red = red_from.get(c.dst)
     if got != NOT_RECEIVED and (dst_red is None or got < dst_red):
         return (
             f"{name} arrived before {c.dst} recorded for {snapshot_id}, so {snapshot_id} "
@@ -414,8 +415,7 @@ def check_recording_after_marker(answer: Any, sim: Simulator, channel: str) -> F
     if not head or copy.trace.messages[head[0]].kind == APP:
         raise ValueError(f"the head of {c} is not a marker")
     snapshot_id = copy.trace.messages[head[0]].tag or "s1"
-    record = copy.algorithm.records[snapshot_id]
-    if c.dst in record.red_from:
+    if c.dst in copy.red_from(snapshot_id):
         raise ValueError(f"{c.dst} has already recorded for {snapshot_id}: not a first marker")
     copy.step(Deliver(c))
     pending = copy.snapshot(snapshot_id).pending_channels
@@ -478,9 +478,9 @@ def check_channel_state(
     ✗ Not quite: that is not what P1 will record on P2->P1. Hint: Something is missing. ...
     """
     c = Channel.parse(channel)
-    record = sim.algorithm.records.get(snapshot_id)
+    red_from = sim.red_from(snapshot_id) if snapshot_id in sim.snapshot_ids() else {}
     for end in (c.src, c.dst):
-        if record is None or end not in record.red_from:
+        if end not in red_from:
             return Feedback(
                 False,
                 f"The recorded state of {c} is not settled yet: {end} has not recorded its "
@@ -635,13 +635,10 @@ def expected_answers() -> dict[str, Any]:
     step_by_step = load_scenario(SCENARIOS / "02-step-by-step.json")
     two = run_scenario(load_scenario(SCENARIOS / "02-two-snapshots.json"))
     at9 = replay(run_scenario(step_by_step, until=9))
-    record = at9.algorithm.records["s1"]
     full = run_scenario(step_by_step)
     return {
         "p2_recording": [
-            str(at9.network.channels[i])
-            for i in sorted(record.channels)
-            if at9.network.channels[i].dst == "P2" and i not in record.closed
+            name for name in at9.snapshot("s1").pending_channels if Channel.parse(name).dst == "P2"
         ],
         "p1_p2_state": [
             full.trace.message_name(m.id) for m in full.snapshot("s1").channels["P1->P2"]

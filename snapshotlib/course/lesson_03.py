@@ -104,8 +104,8 @@ def describe_step(sim: Simulator, snapshot_id: str = "s1") -> str:
         return "[0] nothing has happened yet"
     i = len(trace.actions) - 1
     a = trace.actions[i]
-    rec = sim.algorithm.records.get(snapshot_id)
-    red_from = rec.red_from if rec is not None else {}
+    snap = sim.snapshot(snapshot_id) if snapshot_id in sim.snapshot_ids() else None
+    red_from = snap.red_from if snap is not None else {}
     net = sim.network
     head = f"[{i + 1}] "
 
@@ -129,11 +129,11 @@ def describe_step(sim: Simulator, snapshot_id: str = "s1") -> str:
             f"{head}{ch.src}→{ch.dst} delivers message {name} to {a.process} "
             f"as event {trace.action_name(i)}."
         )
-        if rec is not None and a.message in rec.channels.get(a.channel, ()):
+        if snap is not None and a.message in snap.message_ids(str(ch)):
             short = channel_name(ch)
             return text + f" {a.process} is recording {short}, so {name} goes into {short}'s state."
         return text + colour(a.process)
-    if rec is None:
+    if snap is None:
         return f"{head}{a.process}: {a.kind} (no snapshot {snapshot_id!r})"
     # what the algorithm did in this action, as the events it wrote to the trace say
     events = trace.events_at(i, snapshot_id)
@@ -235,7 +235,7 @@ def _turns_red(sim: Simulator, turned: StateRecorded, events: list[TraceEvent]) 
     net, process, sid = sim.network, turned.process, turned.snapshot_id
     recorded = _list(sim.trace.labels_before(process, turned.action))
     if sim.app.name != "events":  # e.g. tokens: the state is more than the events
-        state = sim.algorithm.records[sid].states[process]
+        state = sim.snapshot(sid).states[process]
         recorded += f"; state {sim.app.describe(state, ())}"
     outs = " and ".join(
         channel_name(net.channels[e.channel]) for e in events if isinstance(e, ControlSent)

@@ -102,14 +102,14 @@ class _Unanswerable(ValueError):
 
 
 def _colouring(sim: Simulator, snapshot_id: str | None) -> Colouring:
-    ids = list(sim.algorithm.records)
+    ids = sim.snapshot_ids()
     if not ids:
         raise _Unanswerable(
             "this execution has no snapshot, so nothing in it is red: start one (the "
             "explorer's Start snapshot button, or a snapshot step) and run it again"
         )
     sid = ids[0] if snapshot_id is None else snapshot_id
-    if sid not in sim.algorithm.records:
+    if sid not in ids:
         raise _Unanswerable(f"there is no snapshot {sid!r}; the snapshots are {', '.join(ids)}")
     return colouring(sim, sid)
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from ..algorithms.base import SnapshotAlgorithm
 from ..checks.cut import check_snapshot
+from ..colouring import AFTER, BACKWARDS, IN_TRANSIT, colouring
 from ..formats.scenario import Scenario, ScenarioError, parse_scenario, run_scenario
 from ..model import Network
 from ..schedulers import FifoOrder, Scripted
@@ -90,8 +91,8 @@ def diagnose(sim: Simulator, snapshot_id: str = "s1") -> Break | None:
     sent = trace.action_name(msg.sent_by)
     got = trace.received_by[m]
     received = trace.action_name(got) if got >= 0 else "(not yet)"
-    red_from = sim.algorithm.records[snapshot_id].red_from
-    if msg.sent_by >= red_from[sender] and 0 <= got < red_from[receiver]:
+    where = colouring(sim, snapshot_id).where(m)
+    if where == BACKWARDS:
         return Break(
             RED_IN_WHITE,
             name,
@@ -101,7 +102,7 @@ def diagnose(sim: Simulator, snapshot_id: str = "s1") -> Break | None:
             f"it overtook the marker on {channel}. {receiver}'s recorded state includes its "
             f"receipt but {sender}'s does not include its sending.",
         )
-    if msg.sent_by >= red_from[sender] and got >= red_from[receiver]:
+    if where == AFTER and got >= 0:
         return Break(
             RED_RECORDED,
             name,
@@ -112,7 +113,7 @@ def diagnose(sim: Simulator, snapshot_id: str = "s1") -> Break | None:
             f"{receiver} recorded it as in transit. It belongs to the future of the cut, "
             f"yet the recorded state of {channel} holds it.",
         )
-    if msg.sent_by < red_from[sender] and (got < 0 or got >= red_from[receiver]):
+    if where == IN_TRANSIT:
         return Break(
             MISSED,
             name,
@@ -297,7 +298,7 @@ def check_breaking_run(
             "Check the step it names; a message is picked on a non-FIFO channel with "
             "{'do': 'deliver', 'from': ..., 'to': ..., 'msg': LABEL}.",
         )
-    snapshots = list(sim.algorithm.records)
+    snapshots = sim.snapshot_ids()
     if not snapshots:
         return Feedback(
             False,

@@ -48,7 +48,16 @@ from ..model import Network
 from ..schedulers import RandomOrder
 from ..simulator import Simulator
 from ..snapshot import GlobalSnapshot, RecordedMessage, RecordedProcess
-from ..trace import APP, CONTROL, INTERNAL, NOT_RECEIVED, RECEIVE, SEND, SNAPSHOT
+from ..trace import (
+    APP,
+    CONTROL,
+    INTERNAL,
+    RECEIVE,
+    SEND,
+    SNAPSHOT,
+    PartDone,
+    SnapshotComplete,
+)
 from .feedback import Feedback
 
 __all__ = [
@@ -203,18 +212,10 @@ def without_channels(snapshot: GlobalSnapshot) -> GlobalSnapshot:
 
 def _part_done_at(sim: Simulator, snapshot_id: str, process: str) -> int | None:
     """The trace index at which ``process`` had its marker on every input channel."""
-    rec = sim.algorithm.records[snapshot_id]
-    inputs = set(sim.input_channels(process))
-    if not rec.part_done(process, inputs):
-        return None
-    trace = sim.trace
-    done = rec.red_from[process]
-    for m, msg in enumerate(trace.messages):
-        if msg.kind != APP and msg.tag == snapshot_id and msg.channel in inputs:
-            received = trace.received_by[m]
-            if received != NOT_RECEIVED:
-                done = max(done, received)
-    return done
+    for e in sim.trace.events:
+        if isinstance(e, PartDone) and e.snapshot_id == snapshot_id and e.process == process:
+            return e.action
+    return None
 
 
 def collection_log(sim: Simulator, snapshot_id: str) -> str:
@@ -233,14 +234,14 @@ def collection_log(sim: Simulator, snapshot_id: str) -> str:
     action 2: P1's part is complete; P1 is the initiator and keeps it: state 1 token, P2->P1 empty
     P1 has all 2 parts: snapshot s1 is complete
     """
-    rec = sim.algorithm.records[snapshot_id]
     snap = sim.snapshot(snapshot_id)
     trace = sim.trace
     channels = sim.network.channels
     collector = snap.initiators[0]
     events: list[tuple[int, int, str]] = []
-    for p, red in rec.red_from.items():
-        state = state_text(sim.app, rec.states[p])
+    for p, recorded in snap.processes.items():
+        red = recorded.red_from
+        state = state_text(sim.app, recorded.state)
         action = trace.actions[red]
         if action.kind == SNAPSHOT:
             events.append((red, 0, f"{p} starts {snapshot_id} and records its state: {state}"))
@@ -267,7 +268,7 @@ def collection_log(sim: Simulator, snapshot_id: str) -> str:
     if snap.complete:
         lines.append(f"{collector} has all {n} parts: snapshot {snapshot_id} is complete")
     else:
-        got = sum(1 for p in rec.red_from if _part_done_at(sim, snapshot_id, p) is not None)
+        got = sum(1 for p in snap.processes if snap.part_done(p))
         lines.append(f"{collector} has {got} of {n} parts: snapshot {snapshot_id} is not complete")
     return "\n".join(lines)
 
@@ -476,11 +477,13 @@ class _SweepRun:
         self.sim.step(StartSnapshot(self.rng.choice(self.sim.network.processes), sid))
 
     def step(self, action: Action) -> None:
+        events = self.sim.trace.events
+        seen = len(events)
         self.sim.step(action)
-        for sid, record in self.sim.algorithm.records.items():
-            if sid not in self.finished and record.complete:
-                self.finished[sid] = self.sim.time
-                self.at_end[sid] = _truth(self.sim)
+        for e in events[seen:]:
+            if isinstance(e, SnapshotComplete) and e.snapshot_id not in self.finished:
+                self.finished[e.snapshot_id] = self.sim.time
+                self.at_end[e.snapshot_id] = _truth(self.sim)
 
 
 def stability_sweep(runs: int = 200, processes: int = 4, seed: int = 6) -> StabilitySweep:

@@ -154,12 +154,11 @@ def held(job: StreamJob) -> int:
     sim = job.sim
     messages = sim.trace.messages
     waiting = sum(1 for c in sim.blocked for m in sim.queues[c] if messages[m].kind == APP)
-    records = sim.algorithm.records
+    taken = sim.snapshot_ids()
     recorded = 0
     for entry in job.coordinator.pending():
-        rec = records.get(entry.id)
-        if rec is not None:
-            recorded += sum(len(ms) for ms in rec.channels.values())
+        if entry.id in taken:
+            recorded += sum(len(ms) for ms in sim.snapshot(entry.id).channels.values())
     return waiting + recorded
 
 

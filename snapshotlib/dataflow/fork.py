@@ -52,8 +52,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ..algorithms.base import SnapshotAlgorithm, SnapshotError
-from ..trace import APP, INTERNAL, RECEIVE
+from ..algorithms.base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+from ..trace import APP, INTERNAL, RECEIVE, PartDone, SnapshotComplete
 from .app import DataflowApp, Record
 from .graph import Dataflow
 
@@ -218,8 +218,11 @@ class ForkSnapshot(SnapshotAlgorithm):
             self.record_state(rec, p, action)
         queued = 0
         for ch in range(rec.n_channels):
-            rec.channels[ch] = [m for m in host.queued(ch) if host.message(m).kind == APP]
-            queued += len(rec.channels[ch])
+            recorded = self.open_channel(rec, ch, action)
+            recorded += [m for m in host.queued(ch) if host.message(m).kind == APP]
+            queued += len(recorded)
+        for p in host.network.processes:  # a process with no inputs is done already
+            self.note_progress(rec, p, action)
         state = sum(app.state_bytes(p, s) for p, s in rec.states.items())
         self.image_bytes[snapshot_id] = state + queued * app.record_bytes
         self.writing[snapshot_id] = self.model.write_out_steps(self.image_bytes[snapshot_id])
@@ -229,9 +232,20 @@ class ForkSnapshot(SnapshotAlgorithm):
             self.writing[snapshot_id] -= 1
             if self.writing[snapshot_id] == 0:  # the child writes its last bytes now
                 del self.writing[snapshot_id]
-                self.written_at[snapshot_id] = self.host.time
-                rec = self.records[snapshot_id]
-                rec.closed.update(range(rec.n_channels))
+                at = self.written_at[snapshot_id] = self.host.time
+                self._written(self.records[snapshot_id], at)
+
+    def _written(self, rec: SnapshotRecord, at: int) -> None:
+        """The image is on disk: every channel's recording closes, so every part not yet
+        done (those of processes with inputs), and the snapshot, are done at once (trace
+        index ``at``)."""
+        host = self.host
+        for ch in range(rec.n_channels):
+            self.close_channel(rec, ch, at)
+        for p in host.network.processes:
+            if host.input_channels(p):
+                host.event(PartDone(at, rec.id, p))
+        host.event(SnapshotComplete(at, rec.id))
 
     def discard(self, snapshot_id: str) -> None:
         super().discard(snapshot_id)
@@ -303,7 +317,7 @@ def fork_costs(job: StreamJob, model: CowModel | None = None) -> list[CowCost]:
     writes = state_writes(job.sim, layout)
     out = []
     for sid, end in algo.written_at.items():
-        start = min(algo.records[sid].red_from.values())
+        start = min(job.sim.red_from(sid).values())
         during = [(a, n) for i, a, n in writes if start < i <= end]
         copied = model.copied(during, layout.size)
         duration = algo.model.write_out_steps(algo.image_bytes[sid])

@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..algorithms.base import SnapshotRecord
 from ..checks.cut import check_cut
 from ..checks.verdict import snapshot_verdict
 from ..simulator import Simulator
+from ..snapshot import GlobalSnapshot
 from ..trace import APP
 
 
@@ -39,13 +39,13 @@ def checks(sim: Simulator, snapshot_id: str) -> dict[str, Any]:
     ``reason`` is the first failed check's one-line reason, ``None`` when all hold;
     ``conserved`` is ``None`` for an application that conserves nothing.
     """
-    record = sim.algorithm.records[snapshot_id]
+    snap = sim.snapshot(snapshot_id)
     verdict = snapshot_verdict(sim, snapshot_id)
-    cut_ok = verdict.consistent or check_cut(sim.trace, record.red_from).ok
-    duplicates, lost = restore_counts(sim, record)
+    cut_ok = verdict.consistent or check_cut(sim.trace, snap.red_from).ok
+    duplicates, lost = restore_counts(sim, snap)
     conserved = verdict.conserved
     return {
-        "complete": record.complete,
+        "complete": snap.complete,
         "consistent": verdict.consistent,
         "consistent_cut": cut_ok,
         "dijkstra_holds": verdict.dijkstra.holds,
@@ -56,13 +56,14 @@ def checks(sim: Simulator, snapshot_id: str) -> dict[str, Any]:
     }
 
 
-def restore_counts(sim: Simulator, record: SnapshotRecord) -> tuple[int, int]:
-    """``(duplicates, lost)`` application messages after restoring ``record`` (module doc)."""
+def restore_counts(sim: Simulator, snap: GlobalSnapshot) -> tuple[int, int]:
+    """``(duplicates, lost)`` application messages after restoring ``snap`` (module doc)."""
     trace = sim.trace
     end = len(trace.actions)
-    limit = {p: record.red_from.get(p, end) for p in sim.network.processes}
+    red_from = snap.red_from
+    limit = {p: red_from.get(p, end) for p in sim.network.processes}
     channels = sim.network.channels
-    replayed = {m for msgs in record.channels.values() for m in msgs}
+    replayed = {m.id for msgs in snap.channels.values() for m in msgs}
     received_by = trace.received_by
     duplicates = lost = 0
     for m, msg in enumerate(trace.messages):
@@ -90,9 +91,10 @@ def metrics(
     closes (its marker arrives, or its last recorded message for algorithms that close
     channels without one).
     """
-    record = sim.algorithm.records[snapshot_id]
+    snap = sim.snapshot(snapshot_id)
     trace = sim.trace
     received_by = trace.received_by
+    index = {str(c): i for i, c in enumerate(sim.network.channels)}
     closes: dict[int, int] = {}  # channel -> receipt of this snapshot's marker on it
     markers = 0
     for m, msg in enumerate(trace.messages):
@@ -101,14 +103,15 @@ def metrics(
             if msg.tag == snapshot_id and received_by[m] >= 0:
                 closes[msg.channel] = max(closes.get(msg.channel, -1), received_by[m])
     recorded = 0
-    last = max(record.red_from.values(), default=0)
+    red_from = snap.red_from
+    last = max(red_from.values(), default=0)
     events: list[tuple[int, int]] = []  # (action, +1 per arrival / -n when a channel closes)
-    for ch, msgs in record.channels.items():
+    for name, msgs in snap.channels.items():
         if not msgs:
             continue
         recorded += len(msgs)
-        arrivals = [received_by[m] for m in msgs]
-        close = max(closes.get(ch, -1), *arrivals)
+        arrivals = [received_by[m.id] for m in msgs]
+        close = max(closes.get(index[name], -1), *arrivals)
         events += [(a, 1) for a in arrivals]
         events.append((close, -len(msgs)))
         last = max(last, close)
@@ -119,8 +122,8 @@ def metrics(
         held += delta
         peak = max(peak, held)
     latency = None
-    if record.complete:
-        latency = tick_of(last) - tick_of(min(record.red_from.values()))
+    if snap.complete:
+        latency = tick_of(last) - tick_of(min(red_from.values()))
     return {
         "latency": latency,
         "recorded_messages": recorded,

@@ -133,10 +133,10 @@ class TickRun:
         sim.algorithm.finish()
 
     def _initiate(self, process: str) -> None:
-        record = self.sim.algorithm.records.get(self.snapshot_id)
-        if record is not None and process in record.red_from:
+        sim, sid = self.sim, self.snapshot_id
+        if sid in sim.snapshot_ids() and process in sim.red_from(sid):
             return  # a marker got there first
-        self.sim.start_snapshot(process, self.snapshot_id)
+        sim.start_snapshot(process, self.snapshot_id)
 
     def _deliver(self, t: int) -> None:
         batch = self.due.pop(t, None)

@@ -95,9 +95,10 @@ def _check(where: str, text: str | bytes, base: dict[str, Any]) -> list[dict[str
         processes=len(sim.network.processes),
         actions=sim.time,
     )
-    if not sim.algorithm.records:
+    ids = sim.snapshot_ids()
+    if not ids:
         return [{**base, "reason": "no snapshot was taken"}]
-    return [{**base, "snapshot": sid, **checks(sim, sid)} for sid in sim.algorithm.records]
+    return [{**base, "snapshot": sid, **checks(sim, sid)} for sid in ids]
 
 
 def _describe(e: Exception, where: str) -> str:

@@ -26,7 +26,6 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..algorithms.base import SnapshotRecord
 from ..colouring import turned_red
 from ..dataflow.app import Record
 from ..dataflow.coordinator import COMPLETED, INITIATED
@@ -38,6 +37,7 @@ from .layered import Point, along, beside, channel_geometry, dataflow_layout
 if TYPE_CHECKING:
     from ..dataflow.job import StreamJob
     from ..simulator import Simulator
+    from ..snapshot import GlobalSnapshot
 
 #: names of the traces, in order
 TRACES = (
@@ -75,8 +75,8 @@ def checkpoint_colour(checkpoint_id: str | None) -> str:
 def shown_checkpoint(job: StreamJob) -> str | None:
     """The checkpoint the graph colours by default: the newest one in progress, else the
     newest COMPLETED one this run of the job has a record of, else none."""
-    records = job.sim.algorithm.records
-    entries = [e for e in job.coordinator.entries.values() if e.id in records]
+    taken = set(job.sim.snapshot_ids())
+    entries = [e for e in job.coordinator.entries.values() if e.id in taken]
     pending = [e.id for e in entries if e.status == INITIATED]
     if pending:
         return pending[-1]
@@ -116,7 +116,7 @@ def state_summary(job: StreamJob, operator: str, state: Any) -> str:
 
 
 def _operator_hover(
-    job: StreamJob, rec: SnapshotRecord | None, operator: str, blocked: Sequence[str]
+    job: StreamJob, snap: GlobalSnapshot | None, operator: str, blocked: Sequence[str]
 ) -> str:
     sim = job.sim
     kind = job.app.kind[operator]
@@ -124,18 +124,19 @@ def _operator_hover(
         f"<b>{operator}</b> ({kind})",
         f"now: {_short(job.app.describe(sim.states[operator]))}",
     ]
-    if rec is not None:
-        if operator in rec.red_from:
-            lines.append(f"{rec.id}: recorded {_short(job.app.describe(rec.states[operator]))}")
+    if snap is not None:
+        part = snap.processes.get(operator)
+        if part is not None:
+            lines.append(f"{snap.id}: recorded {_short(job.app.describe(part.state))}")
             open_inputs = [
-                str(sim.network.channels[c])
-                for c in sim.input_channels(operator)
-                if c not in rec.closed
+                name
+                for name in (str(sim.network.channels[c]) for c in sim.input_channels(operator))
+                if not snap.closed(name)
             ]
             if open_inputs:
                 lines.append(f"still logging {', '.join(open_inputs)}")
         else:
-            lines.append(f"{rec.id}: not recorded yet (white)")
+            lines.append(f"{snap.id}: not recorded yet (white)")
     if blocked:
         lines.append(f"blocked input{'s' if len(blocked) > 1 else ''}: {', '.join(blocked)}")
     if job.crashed == operator:
@@ -179,7 +180,9 @@ def dataflow_spec(
     geometry = channel_geometry(net, tuple(sorted(pos.items())))
     messages = sim.trace.messages
     cid = checkpoint_id if checkpoint_id is not None else shown_checkpoint(job)
-    rec = sim.algorithm.records.get(cid) if cid else None
+    taken = set(sim.snapshot_ids())
+    snap = sim.snapshot(cid) if cid and cid in taken else None
+    red_from = snap.red_from if snap is not None else {}
     names = [str(c) for c in net.channels]
 
     ch_text = [""] * len(geometry.owner)
@@ -201,8 +204,9 @@ def dataflow_spec(
         # what changes at every step (the queue) is told by the counts and the dots, so
         # the channels trace, large and mostly unchanged, is rarely sent again
         hover = f"<b>{names[i]}</b>"
-        if rec is not None and i in rec.channels and i not in rec.closed:
-            hover += f"<br>{rec.id}: logging this channel ({len(rec.channels[i])} so far)"
+        if snap is not None and names[i] in snap.pending_channels:
+            logged = len(snap.channels[names[i]])
+            hover += f"<br>{snap.id}: logging this channel ({logged} so far)"
             rec_x += [x for x, _ in path] + [None]
             rec_y += [y for _, y in path] + [None]
         if i in sim.blocked:
@@ -236,14 +240,14 @@ def dataflow_spec(
             where = f"on {names[i]} ({k + 1} of {len(queue)} from the head)"
             if msg.kind == APP:
                 sender = net.channels[i].src
-                red = rec is not None and turned_red(rec.red_from, sender, msg.sent_by)
+                red = turned_red(red_from, sender, msg.sent_by)
                 r_x.append(x)
                 r_y.append(y)
                 r_text.append(f"record {record_name(sim, m)} {where}")
                 r_fill.append(style.fill(red))
                 r_line.append(style.outline(red))
             else:
-                live = msg.tag in sim.algorithm.records
+                live = msg.tag in taken
                 b_x.append(x)
                 b_y.append(y)
                 b_text.append(str(msg.tag))
@@ -254,7 +258,7 @@ def dataflow_spec(
             ch_text[k] = hover_of[channel]
 
     ops = list(net.processes)
-    recorded = [rec is not None and p in rec.red_from for p in ops]
+    recorded = [p in red_from for p in ops]
     crashed = [p for p in ops if p == job.crashed]
     data: list[dict[str, Any]] = [
         style.channels_trace(geometry.x, geometry.y, geometry.sizes, ch_text),
@@ -338,7 +342,7 @@ def dataflow_spec(
                     "width": [style.width(r) for r in recorded],
                 },
             },
-            hovertext=[_operator_hover(job, rec, p, blocked_at[p]) for p in ops],
+            hovertext=[_operator_hover(job, snap, p, blocked_at[p]) for p in ops],
             hoverinfo="text",
         ),
         dict(

@@ -128,8 +128,9 @@ def network_spec(
     pos = dict(positions) if positions is not None else network_layout(net)
     geometry = _geometry(net, tuple(sorted(pos.items())))
     trace = sim.trace
-    record = sim.algorithm.records.get(snapshot_id) if snapshot_id else None
-    snap = sim.snapshot(snapshot_id) if record is not None and snapshot_id else None
+    started = snapshot_id and snapshot_id in sim.snapshot_ids()
+    snap = sim.snapshot(snapshot_id) if snapshot_id and started else None
+    red_from = snap.red_from if snap is not None else {}
     names = [str(c) for c in net.channels]
 
     ch_text: list[str] = []
@@ -159,7 +160,7 @@ def network_spec(
             msg = trace.messages[m]
             if msg.kind == APP:
                 sender = trace.actions[msg.sent_by].process
-                red = record is not None and turned_red(record.red_from, sender, msg.sent_by)
+                red = turned_red(red_from, sender, msg.sent_by)
                 msg_x.append(x)
                 msg_y.append(y)
                 msg_text.append(f"{trace.message_name(m)} on {names[i]} ({k + 1} of {len(queue)})")
@@ -172,10 +173,10 @@ def network_spec(
                 mk_text.append(f"{msg.kind} {msg.tag} on {names[i]} ({k + 1} of {len(queue)})")
                 mk_label.append(str(msg.tag))
 
-    red_set = set(record.red_from) if record is not None else set()
+    red_set = set(red_from)
     proc_fill, proc_line, proc_width, proc_symbol, proc_text = [], [], [], [], []
     for p in net.processes:
-        red = record is not None and p in record.red_from
+        red = p in red_from
         proc_fill.append(style.fill(red))
         proc_line.append(style.outline(red))
         proc_width.append(style.width(red))

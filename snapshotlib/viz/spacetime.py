@@ -73,9 +73,9 @@ def spacetime_spec(
     trace = sim.trace
     row = {p: k for k, p in enumerate(net.processes)}
     now = len(trace.actions)
-    records = sim.algorithm.records
-    chosen = records.get(snapshot_id) if snapshot_id else None
-    red_from = chosen.red_from if chosen is not None else {}
+    cuts = {sid: sim.red_from(sid) for sid in sim.snapshot_ids()}
+    chosen = cuts.get(snapshot_id) if snapshot_id else None
+    red_from = chosen if chosen is not None else {}
 
     line_x: list[float | None] = []
     line_y: list[float | None] = []
@@ -153,11 +153,11 @@ def spacetime_spec(
             limit = cut.get(p, now)
             cut_x.append(limit - 0.5 if limit > 0 else -0.5)
             cut_y.append(row[p])
-    for sid, record in records.items():
+    for sid, turned_at in cuts.items():
         mine = sid == snapshot_id and cut is None
         xs, ys = (cut_x, cut_y) if mine else (other_x, other_y)
         for p in net.processes:
-            turned = record.red_from.get(p)
+            turned = turned_at.get(p)
             xs.append(now + 0.5 if turned is None else turned - 0.5 if turned > 0 else -0.5)
             ys.append(row[p])
         xs.append(None)

@@ -84,7 +84,7 @@ def _cell(value: Any) -> str:
 
 def state_table_html(sim: Simulator, snapshot_id: str | None) -> str:
     """The chosen snapshot's recorded process and channel states, as an HTML table."""
-    if not snapshot_id or snapshot_id not in sim.algorithm.records:
+    if not snapshot_id or snapshot_id not in sim.snapshot_ids():
         return "<p class='snapshot-table'><i>No snapshot yet: start one at a process.</i></p>"
     snap = sim.snapshot(snapshot_id)
     rows = []

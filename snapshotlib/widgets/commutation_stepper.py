@@ -33,7 +33,7 @@ class CommutationStepper:
         if isinstance(source, (str, Path)):
             source = load_scenario(source)
         self.sim = run_scenario(source) if isinstance(source, Scenario) else source
-        ids = list(self.sim.algorithm.records)
+        ids = self.sim.snapshot_ids()
         if not ids:
             raise ValueError("the execution has no snapshot to reorder around")
         self.snapshot_id = snapshot_id if snapshot_id is not None else ids[0]

@@ -367,8 +367,8 @@ class Explorer:
         *Start snapshot* works from whatever state the run is in.
         """
         shown = self.snap_id.value.strip() or "s1"
-        taken = set(self.sim.algorithm.records)
-        if shown in taken and self.snap_at.value in self.sim.snapshot(shown).processes:
+        taken = set(self.sim.snapshot_ids())
+        if shown in taken and self.snap_at.value in self.sim.red_from(shown):
             self.snap_id.value = next(
                 f"s{k}" for k in range(1, len(taken) + 2) if f"s{k}" not in taken
             )
@@ -392,7 +392,7 @@ class Explorer:
     def refresh(self) -> None:
         """Bring every view up to date with the simulator (figures updated in place)."""
         sim = self.sim
-        ids = list(sim.algorithm.records)
+        ids = sim.snapshot_ids()
         if self.selected not in ids:
             self.selected = ids[-1] if ids else None
         self._updating = True  # our own changes to the drop-down are not the learner's

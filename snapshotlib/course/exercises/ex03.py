@@ -25,6 +25,7 @@ import random
 from typing import Any
 
 from ...actions import Deliver, Send, StartSnapshot
+from ...colouring import AFTER, colouring
 from ...formats.scenario import parse_scenario, run_scenario
 from ...model import Network
 from ...simulator import Simulator
@@ -119,17 +120,11 @@ def _fits(doc: dict[str, Any], shape: str) -> bool:
         return {m.label for msgs in snaps[sid].channels.values() for m in msgs}
 
     def behind_a_marker(sid: str) -> bool:
-        red = snaps[sid].processes
-        for m, msg in enumerate(trace.messages):
-            ch = channels[msg.channel]
-            got = trace.received_by[m]
-            if (
-                msg.kind == APP
-                and msg.sent_by >= red[ch.src].red_from
-                and got >= red[ch.dst].red_from
-            ):
-                return True
-        return False
+        col = colouring(sim, sid)
+        return any(
+            msg.kind == APP and trace.received_by[m] >= 0 and col.where(m) == AFTER
+            for m, msg in enumerate(trace.messages)
+        )
 
     if shape == "two":
         s1, s2 = snaps["s1"], snaps["s2"]

@@ -21,6 +21,7 @@ import random
 from typing import Any
 
 from ...actions import Deliver, Send, StartSnapshot
+from ...colouring import AFTER, BACKWARDS, IN_TRANSIT, colouring
 from ...formats.scenario import ScenarioError, parse_scenario, run_scenario
 from ...model import Network
 from ...simulator import Simulator
@@ -91,21 +92,19 @@ def recorded_tokens(sim: Simulator, snapshot_id: str = "s1") -> int:
 def to_blame(sim: Simulator, snapshot_id: str = "s1") -> dict[str, str]:
     """Every application message that spoils snapshot ``snapshot_id``, by name, and how:
     :data:`RED_IN_WHITE`, :data:`RED_RECORDED` or :data:`MISSED` (lesson 05)."""
-    trace, record = sim.trace, sim.algorithm.records[snapshot_id]
-    recorded = {m for msgs in record.channels.values() for m in msgs}
+    trace, snap = sim.trace, sim.snapshot(snapshot_id)
+    recorded = {m.id for msgs in snap.channels.values() for m in msgs}
+    col = colouring(sim, snapshot_id)
     kinds: dict[str, str] = {}
     for m, msg in enumerate(trace.messages):
         if msg.kind != "app":
             continue
-        channel = sim.network.channels[msg.channel]
-        red = msg.sent_by >= record.red_from[channel.src]
-        got = trace.received_by[m]
-        got_red = got < 0 or got >= record.red_from[channel.dst]
-        if red and not got_red:
+        where = col.where(m)
+        if where == BACKWARDS:
             kinds[trace.message_name(m)] = RED_IN_WHITE
-        elif red and m in recorded:
+        elif where == AFTER and m in recorded:
             kinds[trace.message_name(m)] = RED_RECORDED
-        elif not red and got_red and m not in recorded:
+        elif where == IN_TRANSIT and m not in recorded:
             kinds[trace.message_name(m)] = MISSED
     return kinds
 

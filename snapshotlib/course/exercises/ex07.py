@@ -126,7 +126,7 @@ def run_job(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
     back: frozenset[int] = getattr(algo, "back", frozenset())
     entries = job.coordinator.entries
     done = [cid for cid, e in entries.items() if e.status == COMPLETED]
-    records = getattr(algo, "records", {})
+    cuts = {cid: sim.red_from(cid) for cid in sim.snapshot_ids()}
     crossed = getattr(algo, "crossed", {}) or {}
     outcome = job.outcome()
     delivered = {f"{s}#{i}": n for (s, i), n in sorted(outcome.delivered.items())}
@@ -154,7 +154,7 @@ def run_job(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
         },
         waiting=_waiting(job),
         blocked={channels[c]: len(sim.queues[c]) for c in sorted(sim.blocked)},
-        read_past_barrier=_read_past(sim, records, back),
+        read_past_barrier=_read_past(sim, cuts, back),
         back_edges=[channels[c] for c in sorted(back)],
         restores=[
             {
@@ -183,15 +183,15 @@ def _waiting(job: Any) -> dict[str, dict[str, dict[str, list[str]]]]:
     trace = sim.trace
     out: dict[str, dict[str, dict[str, list[str]]]] = {}
     for entry in job.coordinator.pending():
-        rec = sim.algorithm.records.get(entry.id)
-        if rec is None:
+        if entry.id not in sim.snapshot_ids():
             continue
+        red_from = sim.red_from(entry.id)
         came: dict[str, set[int]] = {}
         for a in trace.actions:
             if a.kind == "control" and trace.messages[a.message].tag == entry.id:
                 came.setdefault(a.process, set()).add(a.channel)
         for p, got in came.items():
-            if p in rec.red_from:
+            if p in red_from:
                 continue
             ins = sim.input_channels(p)
             out.setdefault(entry.id, {})[p] = {
@@ -201,7 +201,7 @@ def _waiting(job: Any) -> dict[str, dict[str, dict[str, list[str]]]]:
     return out
 
 
-def _read_past(sim: Any, records: dict[str, Any], back: frozenset[int]) -> list[str]:
+def _read_past(sim: Any, cuts: dict[str, dict[str, int]], back: frozenset[int]) -> list[str]:
     """Records an operator read on an input after that input's barrier and before its own
     snapshot (a few of them)."""
     trace, net = sim.trace, sim.network
@@ -210,8 +210,8 @@ def _read_past(sim: Any, records: dict[str, Any], back: frozenset[int]) -> list[
         if a.kind == "control":
             came.setdefault((trace.messages[a.message].tag, a.channel), i)
     found = []
-    for cid, rec in records.items():
-        for p, at in rec.red_from.items():
+    for cid, red_from in cuts.items():
+        for p, at in red_from.items():
             for ch in sim.input_channels(p):
                 if ch in back or (cid, ch) not in came:
                     continue

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...colouring import RED, colouring
 from ...trace import APP, CONTROL, RECEIVE, SNAPSHOT
 from .runs import capped as _capped
 from .runs import simulate as _simulate
@@ -94,14 +95,13 @@ def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
         trace = sim.trace
         report["steps"] = len(trace.actions)
         report["markers"] = sum(1 for m in trace.messages if m.kind != APP)
-        src = [c.src for c in sim.network.channels]
         for sid, snap in sorted(sim.snapshots().items()):
-            red_from = sim.algorithm.records[sid].red_from
-            red = []
-            for m, msg in enumerate(trace.messages):
-                turned = red_from.get(src[msg.channel])
-                if msg.kind == APP and turned is not None and msg.sent_by >= turned:
-                    red.append(trace.message_name(m))
+            col = colouring(sim, sid)
+            red = [
+                trace.message_name(m)
+                for m, msg in enumerate(trace.messages)
+                if msg.kind == APP and col.message(m) == RED
+            ]
             report["snapshots"][sid] = {
                 "complete": bool(snap.complete),
                 "initiators": list(snap.initiators),
