@@ -21,8 +21,8 @@ from support import assert_events_agree_with_records, whole
 from snapshotlib import Deliver, Internal, Network, Send, Simulator
 from snapshotlib.checks import check_commutation, check_snapshot
 from snapshotlib.checks.cut import check_cut
-from snapshotlib.colouring import BACKWARDS, IN_TRANSIT, colouring
 from snapshotlib.checks.predicates import conservation
+from snapshotlib.colouring import BACKWARDS, IN_TRANSIT, colouring
 from snapshotlib.trace import APP, INTERNAL, RECEIVE, SEND
 from snapshotlib.workloads import (
     actions_of,
@@ -346,9 +346,7 @@ def test_a_snapshots_read_model_agrees_with_its_colouring_and_the_trace(run: Run
             ]
             assert sorted(snap.message_ids(name)) == in_transit, (sid, name)
         assert all(
-            col.where(m) != BACKWARDS
-            for m, msg in enumerate(trace.messages)
-            if msg.kind == APP
+            col.where(m) != BACKWARDS for m, msg in enumerate(trace.messages) if msg.kind == APP
         )
 
 
