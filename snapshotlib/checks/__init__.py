@@ -1,9 +1,9 @@
 """Checks on recorded executions; each returns data (``ok``/``holds``, ``reason``, ``witness``).
 
 A new check goes in the module of its kind (causality, cuts, commutation, lattices of
-cuts, predicates) or a module of its own here, standard library only; what every reader
-decides about a run (``snapshotlib run``/``check``, sweeps, bulk checks) is
-:mod:`.verdict`.
+cuts, predicates, the true state at a moment) or a module of its own here, standard
+library only; what every reader decides about a run (``snapshotlib run``/``check``,
+sweeps, bulk checks) is :mod:`.verdict`.
 """
 
 from .causality import concurrent, happens_before, vector_clocks

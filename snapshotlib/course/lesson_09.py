@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from ..sweeps.config import Sweep
+from . import sizing
 from .feedback import Feedback
 from .sizing import Sizing
-from .sizing import check_node_buffer as _check_node_buffer
 from .tables import Table
 
 __all__ = [
@@ -167,7 +167,7 @@ def check_node_buffer(answer: Any) -> Feedback:
     >>> print(check_node_buffer(195))
     ✗ 195 looks like megabytes. Hint: Answer in bytes, not megabytes.
     """
-    return _check_node_buffer(answer, TRY_IT)
+    return sizing.check_node_buffer(answer, TRY_IT)
 
 
 # ------------------------------------------------------- Spark, or not

@@ -1,7 +1,10 @@
 """Streaming dataflow jobs: graphs of sources, operators and sinks, checkpointed by
 Chandy–Lamport or by Flink-style barriers (aligned, unaligned, at-least-once), with a
 checkpoint coordinator, crashes and restores; and the job run as one node, snapshotted
-by fork and copy-on-write (:mod:`.fork`).
+by fork and copy-on-write (:mod:`.fork`). Experiments over many seeded jobs: what each
+variant costs (:mod:`.costs`), the stop-the-world and fork baselines (:mod:`.baselines`),
+outputs after crashes and restores (:mod:`.recovery`); a new experiment over jobs goes in
+a module of its own here.
 
 Core only: the standard library and the engine.
 """

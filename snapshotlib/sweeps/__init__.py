@@ -9,7 +9,9 @@ row; :mod:`snapshotlib.spark` runs many of them on Spark and writes the results.
 * :mod:`~snapshotlib.sweeps.runner`: the tick-based model of rates and delays;
 * :mod:`~snapshotlib.sweeps.measure`: checks and metrics of a finished execution;
 * :mod:`~snapshotlib.sweeps.summary`: the per-cell summary table;
-* :mod:`~snapshotlib.sweeps.traces`: recorded executions in JSON Lines, checked in bulk.
+* :mod:`~snapshotlib.sweeps.traces`: recorded executions in JSON Lines, checked in bulk;
+* :mod:`~snapshotlib.sweeps.stability`: stable predicates decided on snapshots of many
+  random runs, against the true states.
 
 >>> grid = {"algorithm": ["chandy-lamport", "clock"]}
 >>> sweep = parse_config({"sweep": {"seeds": 3}, "grid": grid})

@@ -1,0 +1,154 @@
+"""Lesson 05's try-it checker: the learner's own run that breaks Chandy–Lamport on non-FIFO
+channels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...formats.scenario import Scenario, ScenarioError, parse_scenario, run_scenario
+from ...schedulers import FifoOrder, Scripted
+from ...simulator import ActionError, Simulator
+from ...workloads import actions_of
+from ..feedback import Feedback, is_blank, no_answer_yet
+from .text import MISSED, RED_IN_WHITE, RED_RECORDED, diagnose
+
+
+def _scenario_from(answer: Any) -> Scenario:
+    """A learner's run as a scenario: a list of steps, or a whole scenario document."""
+    if isinstance(answer, Mapping):
+        doc = dict(answer)
+    else:
+        steps = list(answer)
+        names: list[str] = []
+        for step in steps:
+            if isinstance(step, Mapping):
+                for key in ("at", "from", "to"):
+                    p = step.get(key)
+                    if isinstance(p, str) and p not in names:
+                        names.append(p)
+        names.sort()
+        if len(names) < 2:
+            names = sorted({*names, "P1", "P2"})
+        doc = {"processes": names, "fifo": False, "app": "events", "steps": steps}
+    steps = list(doc.get("steps", []))
+    if not steps or not (isinstance(steps[-1], Mapping) and steps[-1].get("do") == "run"):
+        steps.append({"do": "run"})  # let everything arrive, so the snapshot completes
+    doc["steps"] = steps
+    return parse_scenario(doc, source="your run")
+
+
+def _learner_sim(answer: Any) -> Simulator:
+    if isinstance(answer, Simulator):
+        # replay the learner's actions on a fresh simulator, then let everything arrive
+        # (the learner's own simulator is left as it is)
+        sim = Simulator(answer.network, answer.app, answer.initial)
+        sim.run(Scripted(actions_of(answer)))
+        sim.run(FifoOrder())
+        return sim
+
+    return run_scenario(_scenario_from(answer))
+
+
+def check_breaking_run(
+    answer: Any, kind: str | None = None, channel: str | None = None
+) -> Feedback:
+    """Does the learner's non-FIFO run break the snapshot? Names the message if it does.
+
+    Parameters
+    ----------
+    answer
+        A list of scenario steps (processes are taken from the steps; channels are
+        non-FIFO; a final ``{"do": "run"}`` is added when missing), a whole scenario
+        document, or a :class:`~snapshotlib.Simulator` (e.g. an explorer's ``sim``);
+        ``None`` while there is no answer yet.
+    kind
+        :data:`RED_IN_WHITE`, :data:`RED_RECORDED` or :data:`MISSED` to ask for that
+        kind of break; any break counts when not given.
+    channel
+        Ask for the message that breaks it to travel on this channel, e.g. ``"P2->P3"``.
+
+    Examples
+    --------
+    >>> fine = [{"do": "snapshot", "at": "P1"}]
+    >>> print(check_breaking_run(fine))  # doctest: +ELLIPSIS
+    ✗ Snapshot s1 of your run is right: ...
+    """
+    if is_blank(answer):
+        return no_answer_yet(
+            "Your run",
+            "Write a list of steps such as {'do': 'snapshot', 'at': 'P1'} and run again.",
+        )
+    try:
+        sim = _learner_sim(answer)
+    except (ScenarioError, ActionError, TypeError, ValueError) as e:
+        return Feedback(
+            False,
+            f"Your run cannot be played: {e}",
+            "Check the step it names; a message is picked on a non-FIFO channel with "
+            "{'do': 'deliver', 'from': ..., 'to': ..., 'msg': LABEL}.",
+        )
+    snapshots = sim.snapshot_ids()
+    if not snapshots:
+        return Feedback(
+            False,
+            "Your run takes no snapshot.",
+            "Add a step {'do': 'snapshot', 'at': 'P1'}.",
+        )
+    if sim.network.fifo:
+        return Feedback(
+            False,
+            "Your run has FIFO channels, and on those the marker algorithm never breaks.",
+            "Set 'fifo': False in your scenario (a plain list of steps is non-FIFO already).",
+        )
+    breaks = [b for sid in snapshots if (b := diagnose(sim, sid)) is not None]
+    wanted = [
+        b
+        for b in breaks
+        if (kind is None or b.kind == kind) and (channel is None or b.channel == channel)
+    ]
+    if wanted:
+        b = wanted[0]
+        return Feedback(True, f"It breaks: {b.kind}. {b.explanation}")
+    if breaks and channel is not None and all(b.channel != channel for b in breaks):
+        src, _, dst = channel.partition("->")
+        return Feedback(
+            False,
+            f"Your run breaks ({breaks[0].kind}), but the message to blame, "
+            f"{breaks[0].message}, travels on {breaks[0].channel}, not on {channel}.",
+            f"Make {src} record first (a marker must reach it), then let it send on "
+            f"{channel} and deliver that message before any marker reaches {dst}.",
+        )
+    if breaks:
+        return Feedback(
+            False,
+            f"Your run breaks, but as {breaks[0].kind} (message {breaks[0].message}), "
+            f"not as {kind}.",
+            _HINTS.get(kind or "", ""),
+        )
+    return Feedback(
+        False,
+        f"Snapshot {snapshots[0]} of your run is right: a consistent cut, and every channel "
+        "holds exactly the messages in transit.",
+        _HINTS[kind or RED_IN_WHITE],
+    )
+
+
+_HINTS = {
+    RED_IN_WHITE: (
+        "Make a message overtake a marker: start the snapshot at the sender, then let it "
+        "send, and deliver that message (pick it with 'msg') before the marker reaches "
+        "the receiver."
+    ),
+    RED_RECORDED: (
+        "Let the receiver record first (start the snapshot there), let its marker reach "
+        "the sender, then have the sender send and deliver that message before the "
+        "sender's own marker."
+    ),
+    MISSED: (
+        "Make a marker overtake a message: let the sender send first, then start the "
+        "snapshot at it, and deliver the marker (pick it with 'marker': 's1') before the "
+        "message."
+    ),
+}

@@ -1,0 +1,133 @@
+"""Lesson 07 the lesson's try-it checkers: each takes a run (or the learner's own) and the
+learner's answer and returns a Feedback; ``expected_answers`` gives one right answer to
+each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...dataflow import VARIANTS, Dataflow
+from .. import sizing
+from ..feedback import Feedback, is_blank, no_answer_yet
+from ..sizing import Sizing
+from .text import CYCLIC, DAG, TRY_IT, count_of, recorders
+
+#: hints that point at the reasoning, never at a variant's name
+_MISSING = (
+    "A checkpoint stores a record in flight when the record was sent before the barrier "
+    "(or marker) on its channel and read after its receiver recorded its state. Go through "
+    "the stories above: under which variants is an operator's state recorded while "
+    "records sent before a barrier are still on their way, on its inputs or its outputs?"
+)
+
+
+_EXTRA = (
+    "An operator that records its state only once the barrier has arrived on every input "
+    "it waits for has nothing left between the barriers to store; and a record read past "
+    "a barrier is counted in the operator's state, not stored as channel state."
+)
+
+
+_CYCLE = (
+    "On a cycle an operator cannot wait for the barrier on its back edge: that barrier "
+    "comes round only after the operator has sent its own. What happens to the records "
+    "that arrive there meanwhile, under each variant?"
+)
+
+
+def _in_flight_answer(flow: Dataflow, expected: set[str], cyclic: bool) -> str:
+    names = ", ".join(v for v in VARIANTS if v in expected)
+    others = ", ".join(v for v in VARIANTS if v not in expected)
+    if cyclic:
+        return (
+            f"{names}: every variant stores the records that arrive on the back edge L->H "
+            "after its operator recorded its state, until the barrier comes round."
+        )
+    return (
+        f"{names}. Chandy-Lamport stores what arrives on an input between its operator's "
+        "recording and that input's marker; unaligned barriers also store the records they "
+        f"overtake. {others} record their operators' state only: an aligned operator has "
+        "nothing between its barriers, and at-least-once counts the crossing records in its "
+        "state instead."
+    )
+
+
+def check_in_flight(answer: Any, cyclic: bool = False) -> Feedback:
+    """Which variants store records in flight on the lesson's job (``cyclic``: on the
+    cyclic one)? ``answer`` is a set (or list) of names from ``VARIANTS``.
+
+    A wrong set is told how many variants are missing or extra, and where to look; the
+    names are in the folded answer only.
+
+    >>> feedback = check_in_flight({"unaligned"})
+    >>> feedback.ok, feedback.message
+    (False, 'Not quite: one variant that stores records in flight is missing.')
+    """
+    flow = CYCLIC if cyclic else DAG
+    job = "cyclic job" if cyclic else "job"
+    if is_blank(answer):
+        return no_answer_yet(
+            hint=f"Name the variants, e.g. {{'aligned'}}: any of {', '.join(VARIANTS)}."
+        )
+    if isinstance(answer, str):
+        answer = {answer}
+    try:
+        names = set(answer)
+    except TypeError:
+        return Feedback(
+            False,
+            f"{answer!r} is not a set of variant names.",
+            "Write a set such as {'aligned', 'unaligned'}.",
+        )
+    unknown = sorted(str(n) for n in names if n not in VARIANTS)
+    if unknown:
+        return Feedback(
+            False,
+            f"Unknown variant {', '.join(map(repr, unknown))}.",
+            f"The variants are {', '.join(VARIANTS)}.",
+        )
+    expected = recorders(flow)
+    if names == expected:
+        return Feedback(
+            True,
+            f"Right: on the {job}, {', '.join(v for v in VARIANTS if v in expected)} store "
+            "records in flight; "
+            + (
+                "the others store operator state only."
+                if expected != set(VARIANTS)
+                else "every one, because of the back edge L->H."
+            ),
+        )
+    missing = [v for v in VARIANTS if v in expected - names]
+    extra = [v for v in VARIANTS if v in names - expected]
+    parts = []
+    if missing:
+        parts.append(
+            f"{count_of(len(missing), 'variant')} that store{'s' if len(missing) == 1 else ''} "
+            f"records in flight {'is' if len(missing) == 1 else 'are'} missing"
+        )
+    if extra:
+        parts.append(
+            f"{count_of(len(extra), 'variant')} in your set store{'s' if len(extra) == 1 else ''}"
+            f" none on the {job}"
+        )
+    text = "; ".join(parts).replace("1 variant", "one variant")
+    hint = (_CYCLE if cyclic else _MISSING) if missing else _EXTRA
+    return Feedback(
+        False, f"Not quite: {text}.", hint, answer=_in_flight_answer(flow, expected, cyclic)
+    )
+
+
+def check_node_buffer(answer: Any, system: Sizing = TRY_IT) -> Feedback:
+    """How many bytes must one node of ``system`` hold while its markers are held up?
+    Either the initiator's or another node's figure is right
+    (:func:`snapshotlib.course.sizing.check_node_buffer`).
+
+    >>> feedback = check_node_buffer(60_000_000)
+    >>> feedback.message
+    '60,000,000 B counts 20 input channels.'
+    >>> feedback.hint
+    'A node has no channel to itself: how many inputs does it have?'
+    """
+    return sizing.check_node_buffer(answer, system)
