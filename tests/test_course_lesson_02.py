@@ -60,20 +60,20 @@ def test_each_process_finishes_when_a_marker_came_on_every_input():
 
 def test_the_assembled_snapshot_holds_every_token():
     text = lesson_02.snapshot_text(run("step-by-step"))
-    assert text.startswith("snapshot s1, started by P1: complete")
-    assert "P1->P2  x(2)" in text and "P2->P1  z(4)" in text and "P3->P1  y(3)" in text
+    assert text.startswith("snapshot s1, initiated by P1: complete")
+    assert "P1->P2: x(2)" in text and "P2->P1: z(4)" in text and "P3->P1: y(3)" in text
     assert text.endswith("60 tokens recorded (51 in processes, 9 in transit) = 60 at the start")
 
 
 def test_two_initiators_make_one_snapshot():
     sim = run("two-initiators")
-    assert lesson_02.snapshot_text(sim).startswith("snapshot s1, started by P1, P3: complete")
+    assert lesson_02.snapshot_text(sim).startswith("snapshot s1, initiated by P1, P3: complete")
 
 
 def test_concurrent_snapshots_are_kept_apart_by_id():
     sim = run("two-snapshots")
-    assert "P1->P2  empty" in lesson_02.snapshot_text(sim, "s1")
-    assert "P1->P2  m(1)" in lesson_02.snapshot_text(sim, "s2")
+    assert "P1->P2: empty" in lesson_02.snapshot_text(sim, "s1")
+    assert "P1->P2: m(1)" in lesson_02.snapshot_text(sim, "s2")
 
 
 # ------------------------------------------------- the state that never occurred

@@ -233,7 +233,7 @@ def test_start_snapshot_turns_the_process_red_and_fills_the_table() -> None:
     ex.button("Start snapshot").click()
     assert ex.sim.algorithm.records["s1"].red_from == {"P1": 2}
     assert process_fills(ex) == [RED, WHITE, WHITE]
-    assert "Snapshot s1" in ex.table.value
+    assert "snapshot s1, initiated by P1" in ex.table.value
     assert table_row(ex, "P1")[:3] == ["P1", "red", "A, B"]
     assert table_row(ex, "P1")[3].startswith("['A', 'B']")  # the recorded state
     assert table_row(ex, "P2")[1:3] == ["white", "not recorded yet"]
@@ -517,7 +517,7 @@ def test_the_snapshot_drop_down_switches_the_colouring() -> None:
         app = [i for i, a in enumerate(sim.trace.actions) if a.kind in APP_KINDS]
         events = trace(ex.spacetime_view, spacetime_module.TRACES, "events")
         assert list(events.marker.color) == [RED if col.is_red(i) else WHITE for i in app]
-        assert f"Snapshot {sid}" in ex.table.value
+        assert f"snapshot {sid}, initiated by" in ex.table.value
         assert sid in ex.network_view.layout.title.text
         shown.add(tuple(expected))
     assert len(shown) > 1, "the three snapshots colour the processes differently"

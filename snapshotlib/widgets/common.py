@@ -11,6 +11,14 @@ import plotly.graph_objects as go
 
 from ..actions import Deliver
 from ..simulator import Simulator
+from ..snapshot_text import (
+    CHANNEL,
+    NOT_RECORDED,
+    PROCESS,
+    SnapshotStyle,
+    heading,
+    snapshot_rows,
+)
 from ..trace import APP
 
 #: above this many channels, those recorded empty are counted rather than listed
@@ -87,47 +95,37 @@ def state_table_html(sim: Simulator, snapshot_id: str | None) -> str:
     if not snapshot_id or snapshot_id not in sim.snapshot_ids():
         return "<p class='snapshot-table'><i>No snapshot yet: start one at a process.</i></p>"
     snap = sim.snapshot(snapshot_id)
-    rows = []
-    for p in sim.network.processes:
-        rec = snap.processes.get(p)
-        if rec is None:
+    style = SnapshotStyle(
+        process=lambda p, part: sim.app.describe(part.state, part.events),
+        quiet_over=MAX_QUIET_CHANNELS,
+    )
+    rows, chan_rows = [], []
+    for r in snapshot_rows(sim, snap, style):
+        name = _cell(r.name)
+        if r.kind == PROCESS and r.part is None:
             rows.append(
-                f"<tr data-process='{_cell(p)}'><td>{_cell(p)}</td><td>white</td>"
-                "<td>not recorded yet</td><td></td></tr>"
+                f"<tr data-process='{name}'><td>{name}</td><td>white</td>"
+                f"<td>{NOT_RECORDED}</td><td></td></tr>"
             )
-            continue
-        state = sim.app.describe(rec.state, rec.events)
-        rows.append(
-            f"<tr data-process='{_cell(p)}'><td>{_cell(p)}</td><td>red</td>"
-            f"<td>{_cell(', '.join(rec.events) or '(no events)')}</td>"
-            f"<td>{_cell(state)}{'' if rec.done else ' (recording inputs)'}</td></tr>"
-        )
-    chan_rows = []
-    quiet = 0
-    for name, msgs in snap.channels.items():
-        if (
-            len(snap.channels) > MAX_QUIET_CHANNELS
-            and not msgs
-            and name not in snap.pending_channels
-        ):
-            quiet += 1  # a large network: list only the channels with something to say
-            continue
-        shown = ", ".join(m.label or repr(m.payload) for m in msgs) or "empty"
-        status = "recording" if name in snap.pending_channels else "recorded"
-        chan_rows.append(
-            f"<tr data-channel='{_cell(name)}'><td>{_cell(name)}</td><td>{status}</td>"
-            f"<td colspan='2'>{_cell(shown)}</td></tr>"
-        )
-    if quiet:
-        chan_rows.append(
-            f"<tr><td colspan='4'><i>{quiet} more channel(s) recorded empty</i></td></tr>"
-        )
-    verdict = "complete" if snap.complete else "in progress"
+        elif r.kind == PROCESS and r.part is not None:
+            rows.append(
+                f"<tr data-process='{name}'><td>{name}</td><td>red</td>"
+                f"<td>{_cell(', '.join(r.part.events) or '(no events)')}</td>"
+                f"<td>{_cell(r.text)}{' (recording inputs)' if r.open else ''}</td></tr>"
+            )
+        elif r.kind == CHANNEL:
+            status = "recording" if r.open else "recorded" if r.recorded else "not begun"
+            chan_rows.append(
+                f"<tr data-channel='{name}'><td>{name}</td><td>{status}</td>"
+                f"<td colspan='2'>{_cell(r.text)}</td></tr>"
+            )
+        else:  # a large network: only the channels with something to say get a row
+            what = "recorded empty" if r.recorded else NOT_RECORDED
+            chan_rows.append(f"<tr><td colspan='4'><i>{name} more channel(s) {what}</i></td></tr>")
     return (
         "<div class='snapshot-table' style='max-height:320px;overflow:auto;"
         "overflow-wrap:anywhere'>"
-        f"<div class='snapshot-heading'><b>Snapshot {_cell(snap.id)}</b> ({verdict}; "
-        f"initiated by {_cell(', '.join(snap.initiators))})</div>"
+        f"<div class='snapshot-heading'><b>{_cell(heading(snap))}</b></div>"
         "<table style='border-collapse:collapse;width:100%'>"
         "<thead><tr><th>process</th><th>colour</th><th>recorded events</th>"
         "<th>recorded state</th></tr></thead><tbody>"

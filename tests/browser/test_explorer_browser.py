@@ -66,7 +66,7 @@ def test_starting_a_snapshot_and_delivering_a_marker_turn_processes_red(
     widget_button(page, "Start snapshot").click()  # at P1, the drop-down's first choice
 
     expect(points.nth(0)).to_have_css("fill", RED)
-    expect(table).to_contain_text("Snapshot s1")
+    expect(table).to_contain_text("snapshot s1, initiated by P1")
     expect(table.locator("tr[data-process='P1']")).to_contain_text("red")
     expect(table.locator("tr[data-process='P2']")).to_contain_text("not recorded yet")
     assert fills(points) == [RED, WHITE, WHITE]

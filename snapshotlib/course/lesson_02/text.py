@@ -15,6 +15,9 @@ from ...checks.commutation import ReorderedRun, check_commutation
 from ...checks.predicates import conservation
 from ...formats.scenario import EXAMPLES
 from ...simulator import Simulator
+from ...snapshot import RecordedProcess
+from ...snapshot_text import SnapshotStyle
+from ...snapshot_text import snapshot_text as snapshot_lines
 from ...trace import APP, CONTROL, INTERNAL, SEND, SNAPSHOT, Trace
 
 #: the example scenarios of the course (in a checkout of the repository)
@@ -129,20 +132,16 @@ def status(sim: Simulator, snapshot_id: str = "s1") -> str:
 def snapshot_text(sim: Simulator, snapshot_id: str = "s1") -> str:
     """The global snapshot as assembled from every process's part, with its totals."""
     snap = sim.snapshot(snapshot_id)
-    verdict = "complete" if snap.complete else "in progress"
-    who = ", ".join(snap.initiators)
-    lines = [f"snapshot {snap.id}, started by {who}: {verdict}"]
-    rows = []
-    for p, rec in snap.processes.items():
+
+    def part(p: str, rec: RecordedProcess) -> str:
         events = f"(events so far: {', '.join(rec.events)})" if rec.events else "(no events yet)"
-        rows.append([f"  {p}", _value(sim, rec.state, rec.events), events])
-    for name, msgs in snap.channels.items():
-        shown = ", ".join(_message(sim.trace, m.id) for m in msgs) or "empty"
-        rows.append([f"  {name}", shown, ""])
-    lines += _table(rows)
+        return f"{_value(sim, rec.state, rec.events)} {events}"
+
+    style = SnapshotStyle(part, message=lambda m: _message(sim.trace, m.id))
+    text = snapshot_lines(sim, snap, style)
     if sim.app.conserved and snap.complete:
-        lines.append(f"  {conservation(sim, snap).reason}")
-    return "\n".join(lines)
+        text += f"\n  {conservation(sim, snap).reason}"
+    return text
 
 
 def parts_done(sim: Simulator, snapshot_id: str = "s1") -> str:

@@ -18,6 +18,9 @@ from ...colouring import turned_red
 from ...formats.scenario import EXAMPLES, load_scenario, run_scenario
 from ...model import Channel
 from ...simulator import Simulator
+from ...snapshot import RecordedMessage, RecordedProcess
+from ...snapshot_text import SnapshotStyle
+from ...snapshot_text import snapshot_text as snapshot_lines
 from ...trace import (
     APP,
     APP_KINDS,
@@ -247,6 +250,13 @@ def _progress(process: str, events: list[TraceEvent]) -> str:
     return ""
 
 
+#: the two parts of lesson 03's snapshot text, as the lecture notes name them
+SECTIONS = (
+    "recorded process states (events before recording):",
+    "recorded channel states (messages in transit):",
+)
+
+
 def snapshot_text(sim: Simulator, snapshot_id: str = "s1") -> str:
     """The recorded snapshot as plain text: each process's events, each channel's messages.
 
@@ -267,41 +277,26 @@ def snapshot_text(sim: Simulator, snapshot_id: str = "s1") -> str:
       C31 (P3->P1): empty
       C32 (P3->P2): empty
     """
-    snap = sim.snapshot(snapshot_id)
     trace = sim.trace
     show_state = sim.app.name != "events"
-    lines = [
-        f"snapshot {snap.id}, initiated by {', '.join(snap.initiators)}: "
-        + ("complete" if snap.complete else "in progress")
-    ]
-    lines.append("recorded process states (events before recording):")
-    for p in sim.network.processes:
-        part = snap.processes.get(p)
-        if part is None:
-            lines.append(f"  {p}: not recorded yet")
-            continue
-        text = f"  {p}: {', '.join(part.events) or '(no events)'}"
+
+    def part(p: str, recorded: RecordedProcess) -> str:
+        text = ", ".join(recorded.events) or "(no events)"
         if show_state:
-            text += f"; state {sim.app.describe(part.state, part.events)}"
-        lines.append(text)
-    lines.append("recorded channel states (messages in transit):")
-    for c in sim.network.channels:
-        name = str(c)
-        if name not in snap.channels:
-            lines.append(f"  {_both_names(c)}: not recorded yet")
-            continue
-        shown = []
-        for m in snap.channels[name]:
-            got = trace.received_by[m.id]
-            where = f"sent at {trace.action_name(trace.messages[m.id].sent_by)}"
-            if got >= 0:
-                where += f", received at {trace.action_name(got)}"
-            if show_state:
-                where += f"; payload {m.payload!r}"
-            shown.append(f"{trace.message_name(m.id)} ({where})")
-        pending = " (still recording)" if name in snap.pending_channels else ""
-        lines.append(f"  {_both_names(c)}: {', '.join(shown) or 'empty'}{pending}")
-    return "\n".join(lines)
+            text += f"; state {sim.app.describe(recorded.state, recorded.events)}"
+        return text
+
+    def message(m: RecordedMessage) -> str:
+        got = trace.received_by[m.id]
+        where = f"sent at {trace.action_name(trace.messages[m.id].sent_by)}"
+        if got >= 0:
+            where += f", received at {trace.action_name(got)}"
+        if show_state:
+            where += f"; payload {m.payload!r}"
+        return f"{trace.message_name(m.id)} ({where})"
+
+    style = SnapshotStyle(part, message, channel_name=_both_names)
+    return snapshot_lines(sim, sim.snapshot(snapshot_id), style, SECTIONS)
 
 
 def causal_history(sim: Simulator, label: str) -> list[str]:

@@ -19,7 +19,7 @@ learner's answers (each checker returns a :class:`~snapshotlib.course.Feedback`)
 ...     "steps": [{"do": "send", "from": "P1", "to": "P2", "label": "a", "payload": 2},
 ...               {"do": "snapshot", "at": "P2", "id": "s1"}, {"do": "run"}]}))
 >>> print(snapshot_text(sim, "s1"))
-snapshot s1, initiated by P2, complete
+snapshot s1, initiated by P2: complete
   P1: 1 token
   P2: 0 tokens
   P1->P2: a (2 tokens)

@@ -22,6 +22,8 @@ from ...formats.scenario import (
 )
 from ...simulator import Simulator
 from ...snapshot import GlobalSnapshot, RecordedMessage
+from ...snapshot_text import SnapshotStyle
+from ...snapshot_text import snapshot_text as snapshot_lines
 from ...trace import (
     APP,
     CONTROL,
@@ -119,26 +121,12 @@ def snapshot_text(sim: Simulator, snapshot: str | GlobalSnapshot) -> str:
     With more than six channels, the empty ones are summed up in one line.
     """
     snap = sim.snapshot(snapshot) if isinstance(snapshot, str) else snapshot
-    status = "complete" if snap.complete else "in progress"
-    if snap.initiators:
-        lines = [f"snapshot {snap.id}, initiated by {', '.join(snap.initiators)}, {status}"]
-    else:  # a true state made by state_at
-        lines = [snap.id]
-    for p in sim.network.processes:
-        rec = snap.processes.get(p)
-        lines.append(
-            f"  {p}: {'not recorded yet' if rec is None else state_text(sim.app, rec.state)}"
-        )
-    quiet = []
-    for name, msgs in snap.channels.items():
-        pending = " (still recording)" if name in snap.pending_channels else ""
-        if not msgs and not pending and len(snap.channels) > 6:
-            quiet.append(name)
-            continue
-        lines.append(f"  {name}: {messages_text(sim.app, msgs)}{pending}")
-    if quiet:
-        lines.append(f"  every other channel: empty ({len(quiet)})")
-    return "\n".join(lines)
+    style = SnapshotStyle(
+        process=lambda p, part: state_text(sim.app, part.state),
+        channel=lambda msgs: messages_text(sim.app, msgs),
+        quiet_over=6,
+    )
+    return snapshot_lines(sim, snap, style)
 
 
 def without_channels(snapshot: GlobalSnapshot) -> GlobalSnapshot:
