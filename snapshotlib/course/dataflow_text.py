@@ -18,6 +18,7 @@ from ..algorithms.barriers import back_edges
 from ..dataflow import Dataflow, Record, StreamJob
 from ..dataflow.coordinator import COMPLETED
 from ..snapshot import GlobalSnapshot
+from ..snapshot_text import CHANNEL, PROCESS, SnapshotRow, SnapshotStyle, snapshot_rows
 from ..trace import (
     APP,
     CONTROL,
@@ -314,6 +315,20 @@ class _Told:
         return ""
 
 
+def _checkpoint_rows(
+    job: StreamJob, snap: GlobalSnapshot
+) -> tuple[list[SnapshotRow], list[SnapshotRow]]:
+    """A completed checkpoint in the shared snapshot layout: the operators' rows, and
+    the rows of the channels with records in flight (the empty ones are folded away)."""
+    style = SnapshotStyle(
+        process=lambda p, part: state_text(job, p, part.state),
+        message=lambda m: record_name(m.payload),
+        quiet_over=0,
+    )
+    rows = snapshot_rows(job.sim, snap, style)
+    return [r for r in rows if r.kind == PROCESS], [r for r in rows if r.kind == CHANNEL]
+
+
 def recorded_text(job: StreamJob, checkpoint: str) -> str:
     """What a checkpoint recorded: each operator's state, the records in flight on each
     channel that has any, and the sizes the registry reports."""
@@ -325,14 +340,10 @@ def recorded_text(job: StreamJob, checkpoint: str) -> str:
         f"{checkpoint} ({job.variant}): triggered at step {entry.triggered_at}, "
         f"completed at step {entry.ended_at}"
     ]
-    states = [f"{p}: {state_text(job, p, r.state)}" for p, r in snap.processes.items()]
-    lines.append("  states: " + "; ".join(states))
-    in_flight = [
-        f"{name}: {', '.join(record_name(m.payload) for m in msgs)}"
-        for name, msgs in snap.channels.items()
-        if msgs
-    ]
-    lines.append("  in flight: " + ("; ".join(in_flight) if in_flight else "nothing"))
+    states, in_flight = _checkpoint_rows(job, snap)
+    lines.append("  states: " + "; ".join(f"{r.name}: {r.text}" for r in states))
+    flight = "; ".join(f"{r.name}: {r.text}" for r in in_flight)
+    lines.append("  in flight: " + (flight or "nothing"))
     lines.append(
         f"  size: {entry.state_bytes:,} B of operator state + {entry.inflight_bytes:,} B "
         f"in flight = {entry.size_bytes:,} B"
@@ -366,14 +377,11 @@ def recorded_table(job: StreamJob, checkpoint: str) -> Table:
     entry = job.coordinator.entry(checkpoint)
     if entry.status != COMPLETED:
         return Table(("part", "recorded"), [], notes=(recorded_text(job, checkpoint),))
-    snap = entry.snapshot
-    rows = [(p, state_text(job, p, r.state)) for p, r in snap.processes.items()]
-    flight = [
-        (f"{name} (in flight)", ", ".join(record_name(m.payload) for m in msgs))
-        for name, msgs in snap.channels.items()
-        if msgs
+    states, in_flight = _checkpoint_rows(job, entry.snapshot)
+    rows = [(r.name, r.text) for r in states]
+    rows += [(f"{r.name} (in flight)", r.text) for r in in_flight] or [
+        ("channels", "nothing in flight")
     ]
-    rows += flight or [("channels", "nothing in flight")]
     return Table(
         ("part", "recorded"),
         rows,
