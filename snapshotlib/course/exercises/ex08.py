@@ -40,7 +40,7 @@ from ...trace import RECEIVE, SEND
 NAME = "08_termination_detector"
 VARIANT = False
 
-#: the engine's stable predicates (and lesson 06's checkers built on them) decide what
+#: the engine's stable predicates (and the checkers and the sweep built on them) decide what
 #: the answers are asked to decide
 _PREDICATES = (
     "snapshotlib.checks.predicates:termination",
@@ -48,7 +48,7 @@ _PREDICATES = (
     "snapshotlib.checks.predicates:_find_cycle",
     "snapshotlib.course.lesson_06:check_termination",
     "snapshotlib.course.lesson_06:check_deadlock",
-    "snapshotlib.course.lesson_06:_truth",
+    "snapshotlib.sweeps.stability:_truth",
 )
 REFUSE: dict[str, tuple[str, ...]] = {"terminated": _PREDICATES, "deadlocked": _PREDICATES}
 
