@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support import assert_events_agree_with_records
 
 from snapshotlib import (
     ActionError,
@@ -185,3 +186,14 @@ def test_a_channel_stays_open_while_a_message_stamped_before_the_time_is_in_flig
     sim.run()
     assert p1p2 in rec.closed
     assert check_snapshot(sim, "clock").ok
+
+
+@pytest.mark.parametrize("at", [0, 2, 4, 7, 100])
+@pytest.mark.parametrize("rate", [None, {"P2": 0.5}, {"P1": 3.0}])
+def test_the_clock_snapshots_events_say_what_it_recorded(at, rate):
+    sim = ping_pong(ClockSnapshot(at, rate=rate))
+    assert_events_agree_with_records(sim)
+    # a receiver records its input channels from the moment it records its state
+    rec = sim.algorithm.records["clock"]
+    for i, c in enumerate(sim.network.channels):
+        assert (i in rec.channels) == (c.dst in rec.red_from)

@@ -58,8 +58,6 @@ class ClockSnapshot(SnapshotAlgorithm):
             if p not in host.network.processes:
                 raise SnapshotError(f"clock drift given for unknown process {p!r}")
         self._rec = self.new_record(self.snapshot_id)
-        for i in range(len(host.network.channels)):
-            self._rec.channels[i] = []
 
     def clock(self, process: str, t: int) -> float:
         """The local clock of ``process`` after ``t`` actions of the system."""
@@ -68,32 +66,39 @@ class ClockSnapshot(SnapshotAlgorithm):
     def before_app_action(self, process: str) -> None:
         rec = self._rec
         if process not in rec.red_from:
-            now = self.host.time
+            host = self.host
+            now = host.time
             if self.clock(process, now) >= self.at:
-                rec.red_from[process] = now
-                rec.states[process] = self.host.state_of(process)
+                # from now on the process records what reaches it stamped before ``at``
+                self.record_state(rec, process, now)
+                for i in host.input_channels(process):
+                    self.open_channel(rec, i, now)
+                self.note_progress(rec, process, now)  # a process with no inputs is done
 
     def on_app_receive(self, channel: int, message: int) -> None:
         host = self.host
-        dst = host.network.channels[channel].dst
-        if dst not in self._rec.red_from:
+        recorded = self._rec.channels.get(channel)
+        if recorded is None:  # its receiver has not recorded yet
             return
         src = host.network.channels[channel].src
         if self.clock(src, host.message(message).sent_by) < self.at:
-            self._rec.channels[channel].append(message)
+            recorded.append(message)
 
     def finish(self) -> None:
         """Record the processes whose clock passed ``at`` while they had nothing to do,
         and close each channel between recorded processes once no message stamped
         before ``at`` is still in flight on it."""
         host = self.host
+        rec = self._rec
         for p in host.network.processes:
             self.before_app_action(p)
+        at = host.time  # after the run's last action, as a late process records
         for i, c in enumerate(host.network.channels):
-            if c.src not in self._rec.red_from or c.dst not in self._rec.red_from:
+            if i in rec.closed or c.src not in rec.red_from or c.dst not in rec.red_from:
                 continue
             stamped_before = any(
                 self.clock(c.src, host.message(m).sent_by) < self.at for m in host.queued(i)
             )
             if not stamped_before:
-                self._rec.closed.add(i)
+                self.close_channel(rec, i, at)
+                self.note_progress(rec, c.dst, at)
