@@ -299,12 +299,12 @@ def telltales() -> dict[str, list[str]]:
         ],
         "p1_p2_state": [
             rf"P1->P2 .*closed: {state}\(",
-            rf"(?m)P1->P2 +{state}\(\d+\)$",
+            rf"(?m)P1->P2:? +{state}\(\d+\)$",
             rf"P2 will record {state}\b",
             rf"\[['\"]{state}['\"]\]",
         ],
         "m_in_transit_for": [
-            r"P1->P2 +m\(1\)",
+            r"P1->P2:? +m\(1\)",
             rf"in transit by {transit}",
             rf"\[['\"]{transit}['\"]\]",
         ],

@@ -1,6 +1,6 @@
-"""Lesson 01 in words: the small execution, happens-before, the clock snapshot's timeline;
-the lesson's text: what the notebook shows, built from runs of the engine
-(deterministic, so the notebook can compare it with its stored output).
+"""Lesson 01 in words: the small execution, happens-before, the clock snapshot's timeline.
+Built from runs of the engine and deterministic, so the notebook can compare what it
+prints with its stored output.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Lesson 02 in words: a run step by step, the assembled snapshot, when each part was done,
-the moments it could have been; the lesson's text: what the notebook shows, built from
-runs of the engine (deterministic, so the notebook can compare it with its stored
-output).
+the moments it could have been. Built from runs of the engine and deterministic, so the
+notebook can compare what it prints with its stored output.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Lesson 02 the lesson's try-it checkers: each takes a run (or the learner's own) and the
-learner's answer and returns a Feedback; ``expected_answers`` gives one right answer to
-each.
+"""Lesson 02's try-it checkers: each takes a run (the lesson's, or the learner's own) and
+the learner's answer, and returns a Feedback; ``expected_answers`` gives one right
+answer to each.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Lesson 03 in words: the worked example narrated step by step, its snapshot, causal
-histories and the token account; the lesson's text: what the notebook shows, built from
-runs of the engine (deterministic, so the notebook can compare it with its stored
-output).
+histories and the token account. Built from runs of the engine and deterministic, so the
+notebook can compare what it prints with its stored output.
 """
 
 from __future__ import annotations

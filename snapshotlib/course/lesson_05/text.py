@@ -1,6 +1,6 @@
 """Lesson 05 in words: what broke in a non-FIFO snapshot (diagnose), the run narrated, the
-tally over many runs; the lesson's text: what the notebook shows, built from runs of the
-engine (deterministic, so the notebook can compare it with its stored output).
+tally over many runs. Built from runs of the engine and deterministic, so the notebook
+can compare what it prints with its stored output.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Lesson 06 in words: snapshots and true states, how the parts reach the initiator,
-timelines, cuts and paths of the lattice; the lesson's text: what the notebook shows,
-built from runs of the engine (deterministic, so the notebook can compare it with its
-stored output).
+timelines, cuts and paths of the lattice. Built from runs of the engine and
+deterministic, so the notebook can compare what it prints with its stored output.
 """
 
 from __future__ import annotations

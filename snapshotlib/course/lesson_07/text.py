@@ -1,6 +1,6 @@
-"""Lesson 07 in words: the jobs, the cost and trade-off tables and the claims they check;
-the lesson's text: what the notebook shows, built from runs of the engine
-(deterministic, so the notebook can compare it with its stored output).
+"""Lesson 07 in words: the jobs, the cost and trade-off tables and the claims they check.
+Built from runs of the engine and deterministic, so the notebook can compare what it
+prints with its stored output.
 """
 
 from __future__ import annotations

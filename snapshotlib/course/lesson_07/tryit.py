@@ -1,6 +1,5 @@
-"""Lesson 07 the lesson's try-it checkers: each takes a run (or the learner's own) and the
-learner's answer and returns a Feedback; ``expected_answers`` gives one right answer to
-each.
+"""Lesson 07's try-it checkers: each takes a run (the lesson's, or the learner's own) and
+the learner's answer, and returns a Feedback.
 """
 
 from __future__ import annotations

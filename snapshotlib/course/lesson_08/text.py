@@ -1,6 +1,6 @@
 """Lesson 08 in words: the registry, restores, read positions, crossings and output
-differences; the lesson's text: what the notebook shows, built from runs of the engine
-(deterministic, so the notebook can compare it with its stored output).
+differences. Built from runs of the engine and deterministic, so the notebook can
+compare what it prints with its stored output.
 """
 
 from __future__ import annotations
