@@ -26,7 +26,7 @@ import ipywidgets as w
 
 from ..dataflow import COMPLETED, FAILED, VARIANTS, JobError, StreamJob
 from ..simulator import ActionError, Simulator
-from ..trace import APP, CONTROL, INTERNAL, RECEIVE, InputBlocked, StateRecorded
+from ..trace import APP, CONTROL, INTERNAL, RECEIVE, InputBlocked, InputUnblocked, StateRecorded
 from ..viz.checkpoints import registry_figure, registry_spec
 from ..viz.dataflow import dataflow_figure, dataflow_spec, record_name
 from ..viz.layered import dataflow_layout
@@ -46,7 +46,6 @@ class _Before:
     sim: Simulator
     time: int
     messages: int
-    blocked: frozenset[int]
     #: how many typed events the trace held
     trace_events: int
     checkpoints: int
@@ -60,7 +59,6 @@ class _Before:
             sim,
             sim.time,
             len(sim.trace.messages),
-            frozenset(sim.blocked),
             len(sim.trace.events),
             len(job.coordinator.entries),
             len(job.events),
@@ -107,20 +105,32 @@ def _what_changed(job: StreamJob, before: _Before) -> list[str]:
     new_ids = [e.id for e in list(job.coordinator.entries.values())[before.checkpoints :]]
     if same:
         events = sim.trace.events[before.trace_events :]
-        blocked_by = {e.channel: e.snapshot_id for e in events if isinstance(e, InputBlocked)}
-        for ch in sorted(sim.blocked - before.blocked):
-            tag = blocked_by.get(ch)
-            why = f" (barrier {tag} arrived)" if tag else ""
-            out.append(f"{sim.network.channels[ch].dst} blocked {_channel(sim, ch)}{why}")
+        # the inputs blocked and unblocked by this step, as its events say (an input
+        # blocked and released again within the step is neither)
+        blocked: dict[int, str] = {}
+        released: set[int] = set()
+        for e in events:
+            if isinstance(e, InputBlocked):
+                if e.channel in released:
+                    released.discard(e.channel)
+                else:
+                    blocked[e.channel] = e.snapshot_id
+            elif isinstance(e, InputUnblocked):
+                if e.channel in blocked:
+                    del blocked[e.channel]
+                else:
+                    released.add(e.channel)
+        for ch, tag in sorted(blocked.items()):
+            reader = sim.network.channels[ch].dst
+            out.append(f"{reader} blocked {_channel(sim, ch)} (barrier {tag} arrived)")
         recorded: dict[str, set[str]] = {}
         for e in events:
             if isinstance(e, StateRecorded) and e.snapshot_id not in new_ids:
                 recorded.setdefault(e.snapshot_id, set()).add(e.process)
         for cid, processes in recorded.items():
             out += [f"{p} recorded its state for {cid}" for p in sorted(processes)]
-        released = sorted(before.blocked - sim.blocked)
         if released:
-            out.append(f"unblocked {', '.join(_channel(sim, ch) for ch in released)}")
+            out.append(f"unblocked {', '.join(_channel(sim, ch) for ch in sorted(released))}")
     for cid in new_ids:
         out.append(f"checkpoint {cid} triggered: barriers at {', '.join(job.flow.sources)}")
     out += [text for _, text in job.events[before.events :]]
