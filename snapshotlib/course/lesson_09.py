@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..spark.anywhere import SweepRun, run_sweep_anywhere, start_spark
 from ..sweeps.config import Sweep
 from . import sizing
 from .feedback import Feedback
@@ -37,7 +37,7 @@ __all__ = [
     "DESIGN_CLUSTER",
     "SWEEP_TOML",
     "TRY_IT",
-    "LessonSweep",
+    "SweepRun",
     "check_node_buffer",
     "fit_line",
     "inconsistency_rates",
@@ -173,51 +173,7 @@ def check_node_buffer(answer: Any) -> Feedback:
 # ------------------------------------------------------- Spark, or not
 
 
-def start_spark(master: str = "local[2]") -> tuple[Any, str]:
-    """A running Spark session for ``master`` and ``""``, or ``None`` and why Spark
-    cannot start here (pyspark missing, no Java runtime, a session that fails)."""
-    try:
-        from ..spark.session import spark_session
-    except ImportError as e:  # pragma: no cover - pyspark is part of the spark extra
-        return None, f"pyspark cannot be imported ({e})"
-    try:
-        return spark_session(master), ""
-    except ImportError as e:
-        return None, f"pyspark cannot be imported ({e})"
-    except Exception as e:
-        return None, str(e).splitlines()[0] if str(e) else type(e).__name__
-
-
-@dataclass(frozen=True)
-class LessonSweep:
-    """How the lesson's sweep ran: its result (files, executions, seconds), on what,
-    and the one line the lesson prints about it."""
-
-    result: Any
-    on_spark: bool
-    line: str
-
-
-def run_lesson_sweep(sweep: Sweep, out: str | Path, master: str = "local[2]") -> LessonSweep:
-    """Run ``sweep`` on Spark if a session starts here, else in this process; the rows
-    and the summary are written to ``out`` either way, the same for the same seeds.
-
-    The Spark session is stopped when the sweep is written, so nothing later in the
-    lesson depends on it.
-    """
-    from ..spark.sweep import run_sweep, run_sweep_local
-
-    spark, why = start_spark(master)
-    if spark is None:
-        result = run_sweep_local(sweep, out, progress=False)
-        line = (
-            f"Spark is not available here ({why}), so the sweep ran in this process "
-            f"instead: {result.executions:,} executions, the same rows as on Spark."
-        )
-        return LessonSweep(result, False, line)
-    try:
-        result = run_sweep(sweep, out, spark=spark, progress=False)
-    finally:
-        spark.stop()
-    line = f"{result.executions:,} executions on Spark ({result.master}), {result.errors} errors."
-    return LessonSweep(result, True, line)
+def run_lesson_sweep(sweep: Sweep, out: str | Path, master: str = "local[2]") -> SweepRun:
+    """The lesson's sweep, on Spark if a session starts here, else in this process
+    (:func:`~snapshotlib.spark.anywhere.run_sweep_anywhere`)."""
+    return run_sweep_anywhere(sweep, out, master)

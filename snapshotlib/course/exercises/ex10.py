@@ -33,6 +33,7 @@ _MEASURE = (
     "snapshotlib.spark.sweep:run_sweep",
     "snapshotlib.spark.sweep:run_sweep_local",
     "snapshotlib.course.lesson_09:run_lesson_sweep",
+    "snapshotlib.spark.anywhere:run_sweep_anywhere",
     "snapshotlib.simulator:Simulator",
     "snapshotlib.course.exercises.ex10:point",
     "snapshotlib.course.exercises.ex10:ring_point",
