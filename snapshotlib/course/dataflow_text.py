@@ -26,6 +26,7 @@ from ..trace import (
     BarrierOvertook,
     InputBlocked,
     InputUnblocked,
+    PartDone,
     RecordCrossed,
     RecordingClosed,
     RecordingStarted,
@@ -121,21 +122,28 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
     lines: list[str] = []
     after = 0  # records read after the snapshot on inputs already closed
 
-    def part_done() -> GlobalSnapshot | None:
-        """The checkpoint as recorded, once ``process`` has done its part of it."""
-        if checkpoint not in sim.snapshot_ids():
-            return None
-        snap = sim.snapshot(checkpoint)
-        return snap if snap.part_done(process) else None
+    def done_after(events: Sequence[TraceEvent], done: bool) -> bool:
+        """Whether ``process``'s part of the checkpoint is done (and the checkpoint not
+        discarded since), as ``events`` tell it."""
+        for e in events:
+            if e.snapshot_id != checkpoint:
+                continue
+            if isinstance(e, PartDone) and e.process == process:
+                done = True
+            elif isinstance(e, SnapshotDiscarded):
+                done = False
+        return done
 
+    done = done_after(trace.events, False)  # the job may have run before the story
     for _ in range(max_steps):
-        if told.started and part_done() is not None:
+        if told.started and done:
             break
         actions, messages, events = len(trace.actions), len(trace.messages), len(trace.events)
         if job.step() is None:
             lines.append(f"the job has finished; {process} never completed {checkpoint}")
             break
         new = [e for e in trace.events[events:] if e.snapshot_id == checkpoint]
+        done = done_after(new, done)
         for i in range(actions, len(trace.actions)):
             a = trace.actions[i]
             now = [e for e in new if e.action == i]
@@ -175,8 +183,8 @@ def story(job: StreamJob, process: str, checkpoint: str, *, max_steps: int = 500
                         f"{_name(job, msg.channel)}, which is blocked: it waits there "
                         f"({waiting} waiting)"
                     )
-    snap = part_done()
-    if snap is not None:
+    if done:
+        snap = sim.snapshot(checkpoint)
         in_flight = {c: snap.message_ids(_name(job, c)) for c in sorted(inputs)}
         held = [f"{_name(job, c)}: {_records(job, ms)}" for c, ms in in_flight.items() if ms]
         lines.append(
