@@ -536,6 +536,11 @@ class Simulator:
         each process that has recorded, the trace index of its first red action."""
         return dict(self._record(snapshot_id).red_from)
 
+    def recorded_count(self, snapshot_id: str) -> int:
+        """How many messages snapshot ``snapshot_id`` has recorded on its channels so far,
+        without assembling the snapshot (a per-step measurement can afford it)."""
+        return sum(map(len, self._record(snapshot_id).channels.values()))
+
     def snapshot_ids(self) -> list[str]:
         """The ids of the snapshots started so far, in the order they were started."""
         return list(self.algorithm.records)

@@ -689,3 +689,14 @@ def test_a_snapshot_in_progress_says_who_recorded_what_and_which_recordings_are_
     assert snap.complete and snap.part_done("P1") and snap.part_done("P2")
     assert snap.closed("P1->P2") and snap.closed("P2->P1")
     assert snap.message_ids("P1->P2") == ()  # m arrived before the marker: not in transit
+
+
+def test_the_recorded_count_is_the_number_of_messages_in_the_snapshots_channel_states():
+    sim = Simulator(Network(["P1", "P2", "P3"]), "tokens", {"P1": 3, "P2": 3})
+    sim.step(Send("P2", "P1", 1, label="a"))
+    sim.step(Send("P2", "P1", 1, label="b"))
+    sim.step(StartSnapshot("P1", "s1"))
+    assert sim.recorded_count("s1") == 0
+    sim.run()
+    snap = sim.snapshot("s1")
+    assert sim.recorded_count("s1") == sum(map(len, snap.channels.values())) == 2

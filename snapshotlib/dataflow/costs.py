@@ -100,7 +100,7 @@ def held(job: StreamJob) -> int:
     recorded = 0
     for entry in job.coordinator.pending():
         if entry.id in taken:
-            recorded += sum(len(ms) for ms in sim.snapshot(entry.id).channels.values())
+            recorded += sim.recorded_count(entry.id)
     return waiting + recorded
 
 
