@@ -3,6 +3,7 @@ submission's code, what the sandbox says it cannot contain without root, variant
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 
@@ -122,3 +123,43 @@ def test_each_learner_has_a_variant_of_their_own() -> None:
     for blank in ("", "   ", None, 3):
         with pytest.raises(MissingLearnerId, match="enter your id"):
             learner_variant("01_x", blank)
+
+
+@pytest.mark.parametrize(
+    ("exercise", "answer", "reach"),
+    [
+        # the engine's code reached through the modules it now lives in, not the names
+        # the refusals give: the same functions, so the same refusal
+        ("ex05", "inversions_mine", "snapshotlib.course.lesson_04.text:inversions"),
+        ("ex08", "terminated", "snapshotlib.sweeps.stability:_truth"),
+        ("ex10", "ring_bytes", "snapshotlib.course.lesson_09:run_lesson_sweep"),
+    ],
+)
+def test_refused_engine_code_is_caught_whichever_module_it_is_called_through(
+    exercise: str, answer: str, reach: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    from snapshotlib.grading.sandboxed import Delegated, _resolve, _Watch
+    from snapshotlib.spark import anywhere
+
+    def no_spark(*args: object) -> None:
+        raise RuntimeError("no Spark in this test")
+
+    monkeypatch.setattr(anywhere, "start_spark", no_spark)  # the sweep stops at once
+    rules = importlib.import_module(f"snapshotlib.course.exercises.{exercise}")
+    refused = {name: list(targets) for name, targets in rules.REFUSE.items()}
+    watch = _Watch(refused)
+    target = _resolve(reach)
+    function = getattr(target, "__wrapped__", target)
+
+    def work() -> None:
+        # the call is caught on entry; what it does with these arguments does not matter
+        with contextlib.suppress(Exception):
+            function(*([None] * function.__code__.co_argcount))
+
+    with pytest.raises(Delegated):
+        watch.run(answer, work)
+    # and the cell that defines the answer names it: refused before it runs
+    cell = f"from {reach.split(':')[0]} import {reach.split(':')[1]}\n{answer} = 1"
+    assert answer in static_refusals([cell], rules.REFUSE)
