@@ -353,6 +353,27 @@ def test_a_figure_widget_opens_with_its_whole_figure_and_classes(
     assert [len(s["_widget_data"]) > 0 for s in figure_states(states)] == [True, True]
 
 
+def test_every_figure_s_browser_code_is_the_loader_sharing_plotly_s_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # plotly's 5 MB module as each figure's own code was parsed once per figure, all at
+    # once after Run All; under load a figure missed anywidget's two seconds to load and
+    # never drew an update. The loader imports the module sent along once per page.
+    from plotly.basewidget import BaseFigureWidget
+
+    from snapshotlib.widgets.figure_widget import LOADER
+
+    states = opened_states(monkeypatch)
+    Explorer(WORKED)
+    opened = figure_states(states)
+    assert len(opened) == 2
+    for state in opened:
+        assert state["_esm"] == LOADER
+        assert state["_plotly_esm"] == str(BaseFigureWidget._esm)
+    assert 'model.get("_plotly_esm")' in LOADER
+    assert len(LOADER) < len(opened[0]["_plotly_esm"]) / 1000
+
+
 def test_figure_widgets_are_updated_in_place_never_re_created() -> None:
     ex = Explorer(WORKED)
     views = (ex.network_view, ex.spacetime_view)

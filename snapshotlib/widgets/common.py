@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as w
-import plotly.graph_objects as go
 
 from ..actions import Deliver
 from ..simulator import Simulator
@@ -23,38 +22,6 @@ from ..trace import APP
 
 #: above this many channels, those recorded empty are counted rather than listed
 MAX_QUIET_CHANNELS = 30
-
-
-class _OpenedWhole(go.FigureWidget):  # type: ignore[misc]
-    """A ``FigureWidget`` whose browser copy starts as the whole figure, classes included.
-
-    ipywidgets opens a widget's channel to the browser inside its constructor, and
-    plotly puts the figure in only after that, as updates (CSS classes come later
-    still). On a busy machine the browser has drawn a view from the state the channel
-    was opened with, an empty figure with no classes, that the updates never reached:
-    the learner saw a blank figure. So the channel is opened last, with everything in.
-    """
-
-    def __init__(self, fig: go.Figure, classes: Sequence[str]) -> None:
-        self._hold_open = True
-        super().__init__(fig)
-        self._dom_classes = tuple(classes)
-        self._hold_open = False
-        self.open()
-
-    def open(self) -> None:
-        if not getattr(self, "_hold_open", False):
-            super().open()
-
-
-def figure_widget(fig: go.Figure, *classes: str) -> go.FigureWidget:
-    """A ``FigureWidget`` showing ``fig``, with CSS ``classes``, updated in place from
-    then on.
-
-    Validated, unlike the figures: plotly only sends the browser the changes made
-    through its validated setters (see :mod:`snapshotlib.viz.update`).
-    """
-    return _OpenedWhole(fig, classes)
 
 
 def widget_bundle(

@@ -13,7 +13,8 @@ from ..colouring import colouring, snapshot_state
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
 from ..viz import commutation_figure, commutation_spec, update_in_place
-from .common import figure_widget, row, widget_bundle
+from .common import row, widget_bundle
+from .figure_widget import figure_widget
 
 #: executions with more inversions than this are summarised, not animated
 MAX_SWAPS = 400

@@ -13,7 +13,8 @@ from ..checks.cut import CutResult, check_frontier, cut_limits
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
 from ..viz import spacetime_figure, spacetime_spec, update_in_place
-from .common import figure_widget, row, widget_bundle
+from .common import row, widget_bundle
+from .figure_widget import figure_widget
 
 
 class CutChecker:

@@ -31,7 +31,8 @@ from ..viz.checkpoints import registry_figure, registry_spec
 from ..viz.dataflow import dataflow_figure, dataflow_spec, record_name
 from ..viz.layered import dataflow_layout
 from ..viz.update import update_in_place
-from .common import figure_widget, find_button, make_button, row, widget_bundle
+from .common import find_button, make_button, row, widget_bundle
+from .figure_widget import figure_widget
 
 #: lines of history kept in the log under the figures
 LOG_LINES = 8

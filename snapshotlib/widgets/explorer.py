@@ -30,13 +30,13 @@ from ..viz import (
 )
 from .common import (
     delivery_label,
-    figure_widget,
     find_button,
     make_button,
     row,
     state_table_html,
     widget_bundle,
 )
+from .figure_widget import figure_widget
 
 #: above this many deliveries, buttons give way to a drop-down list
 MAX_BUTTONS = 24

@@ -303,7 +303,9 @@ def browser_page(_browser_context: Any, request: pytest.FixtureRequest) -> Itera
         yield page
     finally:
         report = getattr(request.node, "_report_call", None)
-        if report is not None and report.failed:
+        failed = report is not None and report.failed
+        broken = widget_failures(console)
+        if failed or broken:
             name = "FAILED-" + request.node.name.replace("/", "_")
             ARTIFACTS_DIR.mkdir(exist_ok=True)
             try:
@@ -312,3 +314,16 @@ def browser_page(_browser_context: Any, request: pytest.FixtureRequest) -> Itera
                 console.append(f"(no screenshot: {exc})")
             (ARTIFACTS_DIR / f"{name}.console.txt").write_text("\n".join(console) + "\n")
         page.close()
+    if broken and not failed:
+        # A widget whose model failed in the browser never applies the kernel's updates
+        # again (a figure stays as first drawn), which a test checking other things passes.
+        pytest.fail("the browser reported broken widgets:\n" + "\n".join(broken))
+
+
+#: console lines saying a widget's model or view failed in the browser
+WIDGET_FAILURE = ("[anywidget] Failed", "Could not create")
+
+
+def widget_failures(console: list[str]) -> list[str]:
+    """The console lines that report a widget failing in the browser."""
+    return [line for line in console if any(sign in line for sign in WIDGET_FAILURE)]
