@@ -35,6 +35,7 @@ class ChandyLamport(SnapshotAlgorithm):
         # channel index -> {snapshot id: list the accepted messages go to}
         self._recording: list[dict[str, list[int]]] = [{} for _ in host.network.channels]
         self.listening = self._recording  # a channel is heard while some snapshot records it
+        self._discarded: set[str] = set()
 
     def start(self, process: str, snapshot_id: str, action: int) -> None:
         rec = self.records.get(snapshot_id)
@@ -50,7 +51,11 @@ class ChandyLamport(SnapshotAlgorithm):
         assert snapshot_id is not None
         rec = self.records.get(snapshot_id)
         if rec is None:
-            return  # a marker of a snapshot that was discarded
+            if snapshot_id in self._discarded:
+                return  # a marker of a snapshot that failed
+            # First heard of here: started by a process this host does not run (a live
+            # node knows of a snapshot only from its first marker).
+            rec = self.new_record(snapshot_id)
         if process not in rec.red_from:
             self._record(rec, process, action, via=channel)
         else:
@@ -60,6 +65,7 @@ class ChandyLamport(SnapshotAlgorithm):
 
     def discard(self, snapshot_id: str) -> None:
         super().discard(snapshot_id)
+        self._discarded.add(snapshot_id)
         for recording in self._recording:
             recording.pop(snapshot_id, None)
 
