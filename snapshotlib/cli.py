@@ -18,6 +18,8 @@ from .checks.predicates import deadlock, termination
 from .checks.verdict import run_verdict, snapshot_verdict
 from .formats.record import append_record
 from .formats.scenario import ScenarioError, load_scenario, run_scenario
+from .live.command import add_live_commands
+from .live.command import run as run_live
 from .simulator import Simulator
 
 BAD_INPUT = 2
@@ -401,12 +403,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_grade)
 
     _add_spark_commands(sub)
+    add_live_commands(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "live":
+        return run_live(args)
     try:
         code: int = args.func(args)
     except UsageError as e:

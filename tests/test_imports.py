@@ -1,6 +1,7 @@
 """Dependency rules (README, "What is where") and the runnable examples in the docstrings.
 
-* ``import snapshotlib`` must not pull in plotly, ipywidgets, networkx or pyspark;
+* ``import snapshotlib`` must not pull in plotly, ipywidgets, networkx, pyspark or the
+  live lab's gRPC, FastAPI, uvicorn and SQLAlchemy;
 * the core (model, simulator, schedulers, trace, apps, actions, snapshot, colouring,
   algorithms, checks, formats) imports only the standard library and the core itself;
 * every docstring example of every snapshotlib module runs.
@@ -20,7 +21,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "snapshotlib"
-HEAVY = ("plotly", "ipywidgets", "networkx", "pyspark", "anywidget")
+HEAVY = (
+    "plotly",
+    "ipywidgets",
+    "networkx",
+    "pyspark",
+    "anywidget",
+    "grpc",
+    "fastapi",
+    "uvicorn",
+    "sqlalchemy",
+)
 CORE = [
     "model",
     "simulator",
@@ -35,7 +46,10 @@ CORE = [
     "formats",
 ]
 #: snapshotlib parts the core may not import (they sit on top of it)
-ADAPTERS = ("viz", "widgets", "spark", "cli")
+ADAPTERS = ("viz", "widgets", "spark", "cli", "live")
+#: the live lab's modules that need nothing but the standard library (a cluster's spec,
+#: a node's host, reading and checking its logs, checkpoint files)
+LIVE_PLAIN = ["spec", "host", "runlog", "storage"]
 
 
 def module_name(path: Path) -> str:
@@ -131,6 +145,18 @@ def test_core_module_imports_only_the_standard_library_and_the_core(path):
                 bad.append(f"line {line}: {name} (an adapter, not core)")
         elif top != "__future__" and top not in sys.stdlib_module_names:
             bad.append(f"line {line}: {name}")
+    assert bad == [], f"{path.relative_to(ROOT)} imports outside the stdlib: {bad}"
+
+
+@pytest.mark.parametrize("name", LIVE_PLAIN)
+def test_the_live_lab_s_plain_modules_import_only_the_standard_library(name):
+    path = PACKAGE / "live" / f"{name}.py"
+    bad = [
+        f"line {line}: {imported}"
+        for line, imported in imports_of(path)
+        if imported.split(".")[0] not in ("snapshotlib", "__future__")
+        and imported.split(".")[0] not in sys.stdlib_module_names
+    ]
     assert bad == [], f"{path.relative_to(ROOT)} imports outside the stdlib: {bad}"
 
 

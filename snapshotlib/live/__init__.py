@@ -1,0 +1,33 @@
+"""The live lab: the snapshot service of the system-design text on real processes.
+
+Nodes are OS processes (``node.py``) running a bank and the engine's own Chandy–Lamport
+through the host protocol (``host.py``), joined by one ordered gRPC stream per channel
+(``snapshot.proto``, loaded by ``rpc.py``). A FastAPI controller (``controller.py``,
+served by ``serve.py``) triggers snapshots and keeps their metadata in a registry
+(``registry.py``: SQLite or PostgreSQL); nodes write their parts, and the controller the
+manifest, to checkpoint storage (``storage.py``). ``runlog.py`` assembles the nodes'
+logs into one run of the engine and checks what the nodes recorded against it;
+``cluster.py`` starts and stops a whole cluster from Python (:class:`LiveCluster`);
+``spec.py`` describes one.
+
+Needs the ``live`` extra (grpcio, grpcio-tools, fastapi, uvicorn, sqlalchemy); ``spec``,
+``host``, ``runlog`` and ``storage`` use the standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cluster import LiveCluster
+
+__all__ = ["LiveCluster"]
+
+
+def __getattr__(name: str) -> Any:
+    # the cluster pulls in gRPC: only when asked for
+    if name == "LiveCluster":
+        from .cluster import LiveCluster
+
+        return LiveCluster
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,311 @@
+"""A live cluster on this machine, from Python: the controller and the nodes as processes.
+
+>>> with LiveCluster(nodes=5) as c:            # doctest: +SKIP
+...     sid = c.trigger()
+...     c.wait(sid)["status"]
+...     c.check(sid).ok
+'COMPLETED'
+True
+
+Every process is started in a process group of its own and stopped (SIGTERM, then
+SIGKILL after a grace period) when the ``with`` block ends, also on an error or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from .runlog import LiveCheck, assemble, causal_prefix, check_live_snapshot, read_logs, replay
+from .spec import ClusterSpec, NodeSpec, topology
+from .storage import read
+
+#: wall-time backstops (seconds) for processes to come up and go down; the work itself
+#: is not timed
+START_TIMEOUT_S = 60.0
+STOP_GRACE_S = 10.0
+
+
+class LiveClusterError(RuntimeError):
+    """The cluster could not start, or a request to it failed (with the answer)."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on now (the OS's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+class LiveCluster:
+    """The controller and ``nodes`` node processes on 127.0.0.1 (see the module docstring).
+
+    Parameters
+    ----------
+    nodes, topology, rate, initial_money, seed
+        The cluster (see :class:`~snapshotlib.live.spec.ClusterSpec`).
+    workdir
+        Where the spec, the logs, the registry and the checkpoints go (a new temporary
+        folder by default, kept after the run so the logs can be read).
+    registry
+        The registry's URL (default: SQLite in ``workdir``).
+    storage
+        The default ``target_storage_uri`` (default: ``workdir/checkpoints``).
+    """
+
+    def __init__(
+        self,
+        nodes: int = 5,
+        topology: str = "complete",
+        rate: float = 50.0,
+        initial_money: int = 1000,
+        seed: int = 0,
+        workdir: str | Path | None = None,
+        registry: str | None = None,
+        storage: str | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
+        self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
+        self.host = host
+        self.topology = topology
+        self.n_nodes = nodes
+        self.rate = rate
+        self.initial_money = initial_money
+        self.seed = seed
+        self.registry = registry or f"sqlite:///{self.workdir / 'registry.db'}"
+        self.storage = storage or (self.workdir / "checkpoints").as_uri() + "/"
+        self.log_dir = self.workdir / "logs"
+        self.spec: ClusterSpec | None = None
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    # ------------------------------------------------------------- lifecycle
+    def __enter__(self) -> LiveCluster:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @classmethod
+    def attach(cls, workdir: str | Path) -> LiveCluster:
+        """The cluster running from ``workdir`` (started by another process, e.g.
+        ``snapshotlib live up``): its API and checks, without owning its processes."""
+        folder = Path(workdir).resolve()
+        spec_file = folder / "spec.json"
+        try:
+            spec = ClusterSpec.from_json(spec_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise LiveClusterError(f"no live cluster in {folder} (no spec.json)") from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise LiveClusterError(f"{spec_file}: {e}") from None
+        cluster = cls(len(spec.nodes), workdir=folder)
+        cluster.spec = spec
+        return cluster
+
+    def running(self) -> dict[str, int | None]:
+        """Each process this object started, with its exit status (``None``: running)."""
+        return {name: p.poll() for name, p in self.processes.items()}
+
+    @property
+    def url(self) -> str:
+        """The controller's base URL (its API docs are at ``/docs``)."""
+        if self.spec is None:
+            raise LiveClusterError("the cluster is not started")
+        return self.spec.controller
+
+    def start(self) -> None:
+        """Start the controller, then the nodes; return when every one answers."""
+        network = topology(self.topology, self.n_nodes, self.seed)
+        self.spec = ClusterSpec(
+            nodes=tuple(NodeSpec(p, self.host, free_port(self.host)) for p in network.processes),
+            channels=tuple((c.src, c.dst) for c in network.channels),
+            initial_money=self.initial_money,
+            rate=self.rate,
+            controller=f"http://{self.host}:{free_port(self.host)}",
+            seed=self.seed,
+        )
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        spec_file = self.workdir / "spec.json"
+        spec_file.write_text(self.spec.to_json(), encoding="utf-8")
+        try:
+            self._spawn(
+                "controller",
+                "snapshotlib.live.serve",
+                "--spec",
+                str(spec_file),
+                "--registry",
+                self.registry,
+                "--storage",
+                self.storage,
+            )
+            self._wait_until(lambda: self._answers("/v1/cluster"), "the controller")
+            for node in self.spec.nodes:
+                self._spawn(
+                    node.id,
+                    "snapshotlib.live.node",
+                    "--spec",
+                    str(spec_file),
+                    "--node",
+                    node.id,
+                    "--log-dir",
+                    str(self.log_dir),
+                )
+            self._wait_until(self._all_up, "the nodes")
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop every process: SIGTERM, then SIGKILL for any still running after a grace."""
+        for process in self.processes.values():
+            if process.poll() is None:
+                _signal_group(process, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for process in self.processes.values():
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(process, signal.SIGKILL)
+                process.wait()
+        self.processes.clear()
+
+    @property
+    def pids(self) -> dict[str, int]:
+        """The process id of the controller and of each node."""
+        return {name: p.pid for name, p in self.processes.items()}
+
+    # --------------------------------------------------------- the REST API
+    def trigger(
+        self,
+        node: str | None = None,
+        snapshot_type: str = "full",
+        storage: str | None = None,
+    ) -> str:
+        """Ask ``node`` (default: the first) to initiate a snapshot; returns its id."""
+        spec = self._spec()
+        body: dict[str, Any] = {
+            "initiated_by_node_id": node or spec.ids[0],
+            "snapshot_type": snapshot_type,
+        }
+        if storage is not None:
+            body["target_storage_uri"] = storage
+        return str(self.request("POST", "/v1/snapshots/trigger", body)["snapshot_id"])
+
+    def status(self, snapshot_id: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/snapshots/{urllib.parse.quote(snapshot_id)}")
+
+    def wait(self, snapshot_id: str, timeout: float = 60.0) -> dict[str, Any]:
+        """Poll until ``snapshot_id`` is COMPLETED or FAILED; its status then.
+
+        ``timeout`` (wall seconds) is a backstop for a cluster that stopped answering.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = self.status(snapshot_id)
+            if answer["status"] in ("COMPLETED", "FAILED"):
+                return answer
+            if time.monotonic() > deadline:
+                raise LiveClusterError(
+                    f"{snapshot_id} is still {answer['status']} after {timeout} s"
+                )
+            time.sleep(0.05)
+
+    def request(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        """One call of the controller's API; :class:`LiveClusterError` with its answer on
+        an error status."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            self.url + path, data, {"Content-Type": "application/json"}, method=method
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return dict(json.loads(answer.read()))
+        except urllib.error.HTTPError as e:
+            detail = e.read().decode(errors="replace")
+            raise LiveClusterError(f"{method} {path}: {e.code} {detail}") from None
+
+    # ---------------------------------------------------------- the check
+    def check(self, snapshot_id: str) -> LiveCheck:
+        """The engine's verdict on a completed snapshot (see :mod:`.runlog`)."""
+        spec = self._spec()
+        status = self.status(snapshot_id)
+        if status["status"] != "COMPLETED":
+            raise LiveClusterError(f"{snapshot_id} is {status['status']}, not COMPLETED")
+        manifest = json.loads(read(status["checkpoint_manifest_uri"]))
+        parts = {part["node_id"]: json.loads(read(part["part_uri"])) for part in manifest["parts"]}
+        self._all_up()  # a node flushes its log when asked after its health
+        logs = causal_prefix(spec, read_logs(spec, self.log_dir))
+        sim = replay(spec, assemble(spec, logs))
+        return check_live_snapshot(spec, parts, sim, snapshot_id)
+
+    # ------------------------------------------------------------ helpers
+    def _spec(self) -> ClusterSpec:
+        if self.spec is None:
+            raise LiveClusterError("the cluster is not started")
+        return self.spec
+
+    def _spawn(self, name: str, module: str, *args: str) -> None:
+        err = (self.workdir / f"{name}.err").open("wb")
+        self.processes[name] = subprocess.Popen(
+            [sys.executable, "-m", module, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=err,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: stopped with everything it started
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        err.close()
+
+    def _answers(self, path: str) -> bool:
+        try:
+            self.request("GET", path)
+        except (OSError, LiveClusterError):
+            return False
+        return True
+
+    def _all_up(self) -> bool:
+        import grpc
+
+        from .rpc import protos, services
+
+        for node in self._spec().nodes:
+            with grpc.insecure_channel(node.address) as channel:
+                try:
+                    services.NodeControlStub(channel).Health(protos.HealthRequest(), timeout=5)
+                except grpc.RpcError:
+                    return False
+        return True
+
+    def _wait_until(self, ready: Any, what: str) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not ready():
+            for name, process in self.processes.items():
+                if process.poll() is not None:
+                    err = (self.workdir / f"{name}.err").read_text(errors="replace")
+                    raise LiveClusterError(f"{name} exited ({process.returncode}):\n{err}")
+            if time.monotonic() > deadline:
+                raise LiveClusterError(f"{what} did not answer within {START_TIMEOUT_S} s")
+            time.sleep(0.1)
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it has gone already
+        os.killpg(process.pid, sig)

@@ -1,0 +1,249 @@
+"""``snapshotlib live up|trigger|status|check|down``: a live cluster from the command line.
+
+``up`` runs in the foreground: it starts the controller and the nodes, prints the API's
+URL and waits; Ctrl-C (or ``snapshotlib live down`` from another terminal) stops every
+process it started. The other commands find the cluster through its folder
+(``--workdir``, by default ``./snapshotlib-live``), where ``up`` keeps the cluster's
+spec, the nodes' logs, the registry and the checkpoints.
+
+This module imports nothing heavy: the live extra is loaded when a command runs, and a
+missing one is a one-line message naming the extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_WORKDIR = "snapshotlib-live"
+#: the file holding the process id of ``snapshotlib live up``
+UP_PID = "up.pid"
+
+
+class LiveCommandError(Exception):
+    """A user mistake or a missing piece, said in one line."""
+
+
+def add_live_commands(sub: Any) -> None:
+    """Add ``live`` and its subcommands to the ``snapshotlib`` parser ``sub``."""
+    live = sub.add_parser("live", help="run the snapshot service on real processes (live lab)")
+    commands = live.add_subparsers(dest="live_command", required=True)
+
+    def workdir(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--workdir",
+            default=DEFAULT_WORKDIR,
+            help=f"the cluster's folder: spec, logs, registry, checkpoints ({DEFAULT_WORKDIR})",
+        )
+
+    p = commands.add_parser("up", help="start the controller and the nodes; Ctrl-C stops them")
+    p.add_argument("--nodes", type=int, default=5, help="number of nodes (5)")
+    p.add_argument(
+        "--topology", choices=("complete", "ring", "random"), default="complete", help="(complete)"
+    )
+    p.add_argument("--rate", type=float, default=50.0, help="transfers per node per second (50)")
+    p.add_argument("--markers", choices=("in-band",), default="in-band",
+                   help="markers on each channel's ordered stream (in-band)")  # fmt: skip
+    p.add_argument("--money", type=int, default=1000, help="money each node starts with (1000)")
+    p.add_argument("--registry", help="registry URL (default: SQLite in the workdir)")
+    p.add_argument("--storage", help="default target_storage_uri (default: file:// in workdir)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the nodes' transfers (0)")
+    workdir(p)
+    p.set_defaults(func=cmd_up)
+
+    p = commands.add_parser("trigger", help="ask a node to initiate a snapshot; prints its id")
+    p.add_argument("--node", help="initiating node (default: the first)")
+    p.add_argument("--type", choices=("full", "incremental"), default="full", help="(full)")
+    p.add_argument("--storage", help="target_storage_uri (default: the controller's)")
+    p.add_argument("--wait", action="store_true", help="wait until it completes or fails")
+    workdir(p)
+    p.set_defaults(func=cmd_trigger)
+
+    p = commands.add_parser("status", help="one snapshot's metadata, or all of them")
+    p.add_argument("snapshot_id", nargs="?", help="the snapshot (default: list every one)")
+    workdir(p)
+    p.set_defaults(func=cmd_status)
+
+    p = commands.add_parser("check", help="the engine's checks of a completed snapshot")
+    p.add_argument("snapshot_id")
+    workdir(p)
+    p.set_defaults(func=cmd_check)
+
+    p = commands.add_parser("down", help="stop the cluster that `live up` started")
+    workdir(p)
+    p.set_defaults(func=cmd_down)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a ``live`` subcommand: its exit status, or 2 with a one-line error."""
+    try:
+        code: int = args.func(args)
+    except LiveCommandError as e:
+        print(f"snapshotlib live: error: {e}", file=sys.stderr)
+        return 2
+    return code
+
+
+def _live() -> Any:
+    """The live lab's cluster module, or a one-line error naming the extra."""
+    try:
+        import fastapi  # noqa: F401  (the controller's; imported here to name a missing extra)
+        import grpc  # noqa: F401
+        import sqlalchemy  # noqa: F401
+        import uvicorn  # noqa: F401
+
+        from . import cluster
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] == "snapshotlib":
+            raise
+        raise LiveCommandError(
+            f"needs {e.name}: pip install 'snapshotlib[live]' (the live lab's extra)"
+        ) from None
+    return cluster
+
+
+def _attach(args: argparse.Namespace) -> Any:
+    cluster = _live()
+    try:
+        return cluster.LiveCluster.attach(args.workdir)
+    except cluster.LiveClusterError as e:
+        raise LiveCommandError(f"{e} (start one with: snapshotlib live up)") from None
+
+
+def _call(what: Any) -> Any:
+    """``what()``; the controller's refusal or absence as a one-line error."""
+    cluster = _live()
+    try:
+        return what()
+    except cluster.LiveClusterError as e:
+        raise LiveCommandError(str(e)) from None
+    except OSError as e:
+        raise LiveCommandError(
+            f"the controller does not answer ({e}); is the cluster up?"
+        ) from None
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    cluster_module = _live()
+    folder = Path(args.workdir).resolve()
+    pid_file = folder / UP_PID
+    if pid_file.exists() and _pid_alive(_read_pid(pid_file)):
+        raise LiveCommandError(f"a cluster already runs from {folder} (snapshotlib live down)")
+    try:
+        cluster = cluster_module.LiveCluster(
+            args.nodes,
+            args.topology,
+            rate=args.rate,
+            initial_money=args.money,
+            seed=args.seed,
+            workdir=folder,
+            registry=args.registry,
+            storage=args.storage,
+        )
+    except ValueError as e:
+        raise LiveCommandError(str(e)) from None
+    stop = False
+
+    def on_signal(signum: int, frame: Any) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        try:
+            cluster.start()
+        except (cluster_module.LiveClusterError, ValueError) as e:
+            raise LiveCommandError(str(e)) from None
+        pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        print(f"live cluster of {args.nodes} nodes ({args.topology}) up")
+        print(f"  API:   {cluster.url}   (docs: {cluster.url}/docs)")
+        print(f"  files: {folder}")
+        print("  snapshotlib live trigger | status | check ID | down;  Ctrl-C stops it", flush=True)
+        while not stop:
+            exited = {n: c for n, c in cluster.running().items() if c is not None}
+            if exited:
+                print(f"snapshotlib live: stopping: {exited} exited", file=sys.stderr)
+                return 1
+            time.sleep(0.2)
+        return 0
+    finally:
+        cluster.stop()
+        pid_file.unlink(missing_ok=True)
+        print("live cluster stopped", flush=True)
+
+
+def cmd_trigger(args: argparse.Namespace) -> int:
+    cluster = _attach(args)
+    sid = _call(lambda: cluster.trigger(args.node, args.type, args.storage))
+    if not args.wait:
+        print(sid)
+        return 0
+    answer = _call(lambda: cluster.wait(sid))
+    print(json.dumps(answer, indent=1))
+    return 0 if answer["status"] == "COMPLETED" else 1
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    cluster = _attach(args)
+    if args.snapshot_id:
+        print(json.dumps(_call(lambda: cluster.status(args.snapshot_id)), indent=1))
+    else:
+        print(json.dumps(_call(lambda: cluster.request("GET", "/v1/snapshots")), indent=1))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    cluster = _attach(args)
+    check = _call(lambda: cluster.check(args.snapshot_id))
+    print(f"{args.snapshot_id}: {'consistent' if check.ok else 'NOT consistent'}")
+    print(f"  money recorded {check.recorded_total} of {check.expected_total}")
+    print(f"  the engine's replay records the same: {'yes' if check.same_as_engine else 'no'}")
+    if check.reason:
+        print(f"  {check.reason}")
+    return 0 if check.ok else 1
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    folder = Path(args.workdir).resolve()
+    pid_file = folder / UP_PID
+    pid = _read_pid(pid_file) if pid_file.exists() else None
+    if pid is None or not _pid_alive(pid):
+        raise LiveCommandError(f"no live cluster runs from {folder}")
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30  # a backstop: `up` stops its processes, then exits
+    while _pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _pid_alive(pid):
+        raise LiveCommandError(f"`live up` (pid {pid}) did not stop within 30 s")
+    print("live cluster stopped")
+    return 0
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # an exited process its parent has not reaped yet is gone too (Linux)
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

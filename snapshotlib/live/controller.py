@@ -1,0 +1,523 @@
+"""The live lab's controller: a REST API that triggers snapshots and keeps their registry.
+
+``POST /v1/snapshots/trigger`` registers a snapshot and asks its initiating node to start
+it; each node, once its part is written, reports it to
+``POST /internal/v1/snapshots/{snapshot_id}/parts``. When every node has reported its part,
+the controller writes the snapshot's manifest and only then marks it ``COMPLETED``: a
+completed snapshot always has its manifest. ``GET /v1/snapshots[/{id}]`` and
+``GET /v1/cluster`` tell what happened; the OpenAPI pages are at ``/docs``.
+
+Every client error is answered ``{"detail": "<field>: <what was expected>"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import statistics
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime, timezone
+from typing import Any, Literal, get_args
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from .registry import COMPLETED, FAILED, IN_PROGRESS, INITIATED, STATUSES, Registry
+from .spec import ClusterSpec, NodeSpec, SpecError
+from .storage import StorageError, parse_storage_uri, write_durable
+
+#: ``await initiate(node, snapshot_id, target_storage_uri)``: tell a node to start a snapshot
+Initiate = Callable[[NodeSpec, str, str], Awaitable[None]]
+#: ``await health()``: node id -> ``"up"``, ``"down"`` or ``"unknown"``
+Health = Callable[[], Awaitable[dict[str, str]]]
+
+#: the estimate before any snapshot has completed (ms)
+DEFAULT_ESTIMATE_MS = 1000
+#: how many recent completed snapshots the estimate is the median of
+ESTIMATE_WINDOW = 10
+
+SnapshotType = Literal["full", "incremental"]
+Status = Literal["INITIATED", "IN_PROGRESS", "COMPLETED", "FAILED"]
+
+
+# ------------------------------------------------------------------ messages
+class TriggerRequest(BaseModel):
+    """Start a snapshot at a node."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    initiated_by_node_id: str = Field(description="the node that initiates", examples=["P3"])
+    snapshot_type: SnapshotType = Field(examples=["full"])
+    target_storage_uri: str | None = Field(
+        default=None,
+        description="directory for the parts and manifest; the controller's default if omitted",
+        examples=["file:///var/snapshots/"],
+    )
+
+
+class TriggerAnswer(BaseModel):
+    snapshot_id: str
+    status: Status
+    initiated_at: str
+    estimated_completion_ms: int
+
+
+class PartReport(BaseModel):
+    """A node's report that its part of a snapshot is written (or could not be)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    node_id: str
+    part_uri: str = ""
+    size_bytes: int = Field(default=0, ge=0)
+    ok: bool
+    error: str | None = None
+
+
+class PartAnswer(BaseModel):
+    snapshot_id: str
+    node_id: str
+    #: False when the node had reported already (its first report is kept)
+    recorded: bool
+    status: Status
+    error: str | None
+
+
+class SnapshotView(BaseModel):
+    snapshot_id: str
+    status: Status
+    duration_ms: int | None
+    total_size_bytes: int | None
+    nodes_completed: int
+    nodes_failed: int
+    checkpoint_manifest_uri: str | None
+    initiated_by_node_id: str
+    snapshot_type: str
+    initiated_at: str
+    completed_at: str | None
+    target_storage_uri: str
+    error: str | None
+
+
+class SnapshotList(BaseModel):
+    snapshots: list[SnapshotView]
+
+
+class NodeView(BaseModel):
+    id: str
+    address: str
+    health: str
+
+
+class ClusterView(BaseModel):
+    nodes: list[NodeView]
+    channels: list[str]
+    rate: float
+    markers: str
+    total_money: int
+
+
+class ErrorAnswer(BaseModel):
+    detail: str
+
+
+#: request bodies by route path, to list the allowed fields when an extra one is sent
+_BODIES: dict[str, type[BaseModel]] = {
+    "/v1/snapshots/trigger": TriggerRequest,
+    "/internal/v1/snapshots/{snapshot_id}/parts": PartReport,
+}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorAnswer} for code in (404, 422, 503)
+}
+
+
+# ---------------------------------------------------------------------- app
+def create_app(
+    spec: ClusterSpec,
+    registry_url: str,
+    storage_uri: str,
+    initiate: Initiate | None = None,
+    health: Health | None = None,
+) -> FastAPI:
+    """The controller of the cluster ``spec``.
+
+    ``registry_url`` is the registry's database (``sqlite:////abs/registry.db``);
+    ``storage_uri`` the default ``target_storage_uri``. ``initiate`` tells a node to start
+    a snapshot (gRPC by default); ``health`` reports which nodes are up (all ``"unknown"``
+    by default).
+    """
+    try:
+        default_location = parse_storage_uri(storage_uri)
+    except StorageError as e:
+        reason = str(e).removeprefix("target_storage_uri: ")
+        raise StorageError(f"storage_uri (the default target_storage_uri): {reason}") from None
+    if initiate is None:
+        # imported here so the controller (and its tests) run without grpc installed
+        from .rpc import initiate_over_grpc
+
+        initiate = initiate_over_grpc
+    start: Initiate = initiate
+    health_of: Health = health or _unknown_health(spec)
+    controller = _Controller(spec, Registry(registry_url))
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        controller.registry.close()
+
+    app = FastAPI(
+        title="snapshotlib live controller",
+        summary="Triggers Chandy–Lamport snapshots of a live cluster and keeps their registry.",
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.spec = spec
+    app.state.registry = controller.registry
+    _add_error_handlers(app)
+
+    @app.post(
+        "/v1/snapshots/trigger", status_code=202, response_model=TriggerAnswer, responses=_ERRORS
+    )
+    async def trigger(request: TriggerRequest) -> TriggerAnswer:
+        """Register a snapshot and ask its initiating node to start it."""
+        node = _node(spec, request.initiated_by_node_id, "initiated_by_node_id")
+        if request.target_storage_uri is None:
+            location = default_location
+        else:
+            try:
+                location = parse_storage_uri(request.target_storage_uri)
+            except StorageError as e:
+                raise HTTPException(422, str(e)) from None
+        row, estimate = await run_in_threadpool(
+            controller.register, node.id, request.snapshot_type, location.uri
+        )
+        snapshot_id = row["snapshot_id"]
+        try:
+            await start(node, snapshot_id, location.uri)
+        except Exception as e:
+            reason = (
+                f"initiated_by_node_id: node {node.id} at {node.address} could not start "
+                f"{snapshot_id}: {str(e) or type(e).__name__}"
+            )
+            failed = await run_in_threadpool(
+                controller.registry.finish, snapshot_id, FAILED, error=reason, completed_at=_now()
+            )
+            # unless the snapshot completed meanwhile (the node started it, its answer was lost)
+            if failed or await run_in_threadpool(controller.status, snapshot_id) != COMPLETED:
+                raise HTTPException(503, reason) from None
+        return TriggerAnswer(
+            snapshot_id=snapshot_id,
+            status=INITIATED,
+            initiated_at=row["initiated_at"],
+            estimated_completion_ms=estimate,
+        )
+
+    @app.get("/v1/snapshots/{snapshot_id}", response_model=SnapshotView, responses=_ERRORS)
+    def get_snapshot(snapshot_id: str) -> SnapshotView:
+        """One snapshot: its status, and once completed its duration, size and manifest."""
+        return SnapshotView.model_validate(controller.snapshot(snapshot_id))
+
+    @app.get("/v1/snapshots", response_model=SnapshotList, responses=_ERRORS)
+    def list_snapshots(status: Status | None = None) -> SnapshotList:
+        """Every snapshot, oldest first; only those with ``status`` if given."""
+        rows = controller.registry.list(status)
+        return SnapshotList(snapshots=[SnapshotView.model_validate(r) for r in rows])
+
+    @app.get("/v1/cluster", response_model=ClusterView)
+    async def cluster() -> ClusterView:
+        """The cluster's nodes (with their health), channels and bank."""
+        try:
+            states = await health_of()
+        except Exception:
+            # a health probe that fails says nothing about the nodes
+            states = {}
+        return ClusterView(
+            nodes=[
+                NodeView(id=n.id, address=n.address, health=states.get(n.id, "unknown"))
+                for n in spec.nodes
+            ],
+            channels=[f"{src}->{dst}" for src, dst in spec.channels],
+            rate=spec.rate,
+            markers=spec.markers,
+            total_money=spec.total_money,
+        )
+
+    @app.post(
+        "/internal/v1/snapshots/{snapshot_id}/parts",
+        response_model=PartAnswer,
+        responses=_ERRORS,
+    )
+    def report_part(snapshot_id: str, report: PartReport) -> PartAnswer:
+        """A node reports its part; the last ok part completes the snapshot."""
+        return controller.report(snapshot_id, report)
+
+    return app
+
+
+class _Controller:
+    """The controller's work on the registry and storage, for the endpoints.
+
+    Its methods block (database, fsync), so the endpoints run them in worker threads;
+    the locks are thread locks for that reason, and no ``await`` happens while one is held.
+    """
+
+    def __init__(self, spec: ClusterSpec, registry: Registry) -> None:
+        self.spec = spec
+        self.registry = registry
+        # two triggers must not draw the same number
+        self._ids = threading.Lock()
+        # "all parts in -> manifest -> COMPLETED" happens once per snapshot
+        self._completion = threading.Lock()
+
+    def register(
+        self, node_id: str, snapshot_type: str, target_storage_uri: str
+    ) -> tuple[dict[str, Any], int]:
+        """A new INITIATED snapshot's row, and the estimate of its duration (ms)."""
+        with self._ids:
+            durations = self.registry.durations(ESTIMATE_WINDOW)
+            estimate = int(statistics.median(durations)) if durations else DEFAULT_ESTIMATE_MS
+            number = self.registry.next_number()
+            started_ns = time.time_ns()
+            row = self.registry.create(
+                f"snap-{number:04d}-{secrets.token_hex(3)[:5]}",
+                number=number,
+                snapshot_type=snapshot_type,
+                initiated_by_node_id=node_id,
+                target_storage_uri=target_storage_uri,
+                initiated_at=_iso(started_ns),
+                started_ns=started_ns,
+            )
+        return row, estimate
+
+    def snapshot(self, snapshot_id: str) -> dict[str, Any]:
+        row = self.registry.get(snapshot_id)
+        if row is None:
+            raise HTTPException(
+                404, f"snapshot_id: no snapshot {snapshot_id!r} (GET /v1/snapshots lists them)"
+            )
+        return row
+
+    def status(self, snapshot_id: str) -> str | None:
+        row = self.registry.get(snapshot_id)
+        return None if row is None else str(row["status"])
+
+    def report(self, snapshot_id: str, report: PartReport) -> PartAnswer:
+        self.snapshot(snapshot_id)
+        _node(self.spec, report.node_id, "node_id")
+        if report.ok and not report.part_uri:
+            raise HTTPException(422, "part_uri: the written part's URI is required when ok is true")
+        with self._completion:
+            recorded = self.registry.record_part(
+                snapshot_id,
+                report.node_id,
+                part_uri=report.part_uri,
+                size_bytes=report.size_bytes,
+                ok=report.ok,
+                error=report.error,
+                reported_at=_now(),
+            )
+            row = self._settle(snapshot_id) if recorded else self.snapshot(snapshot_id)
+        return PartAnswer(
+            snapshot_id=snapshot_id,
+            node_id=report.node_id,
+            recorded=recorded,
+            status=row["status"],
+            error=row["error"],
+        )
+
+    def _settle(self, snapshot_id: str) -> dict[str, Any]:
+        """Bring a snapshot's status up to date with its parts; its row afterwards."""
+        row = self.snapshot(snapshot_id)
+        if row["status"] == COMPLETED:
+            return row
+        reported = [p for p in self.registry.parts(snapshot_id) if p["node_id"] in self.spec.ids]
+        good = [p for p in reported if p["ok"]]
+        bad = [p for p in reported if not p["ok"]]
+        done, failed = len(good), len(bad)
+        if row["status"] == FAILED:
+            # late parts of a failed snapshot are kept and counted, the status stays
+            self.registry.update(
+                snapshot_id, only_from=(FAILED,), nodes_completed=done, nodes_failed=failed
+            )
+        elif bad:
+            self.registry.finish(
+                snapshot_id,
+                FAILED,
+                error="parts failed: " + "; ".join(_part_error(p) for p in bad),
+                completed_at=_now(),
+                nodes_completed=done,
+                nodes_failed=failed,
+            )
+        elif done == len(self.spec.ids):
+            self._complete(row, good)
+        else:
+            self.registry.update(
+                snapshot_id,
+                status=IN_PROGRESS,
+                only_from=(INITIATED, IN_PROGRESS),
+                nodes_completed=done,
+                nodes_failed=0,
+            )
+        return self.snapshot(snapshot_id)
+
+    def _complete(self, row: dict[str, Any], good: Sequence[dict[str, Any]]) -> None:
+        """Write the manifest, then (only then) mark the snapshot COMPLETED."""
+        snapshot_id = row["snapshot_id"]
+        by_node = {p["node_id"]: p for p in good}
+        ordered = [by_node[node_id] for node_id in self.spec.ids]
+        total = sum(int(p["size_bytes"]) for p in ordered)
+        manifest = {
+            "snapshot_id": snapshot_id,
+            "snapshot_type": row["snapshot_type"],
+            "initiated_by_node_id": row["initiated_by_node_id"],
+            "initiated_at": row["initiated_at"],
+            "parts": [
+                {"node_id": p["node_id"], "part_uri": p["part_uri"], "size_bytes": p["size_bytes"]}
+                for p in ordered
+            ],
+            "total_size_bytes": total,
+            "total_money": self.spec.total_money,
+        }
+        data = (json.dumps(manifest, indent=1) + "\n").encode()
+        try:
+            location = parse_storage_uri(row["target_storage_uri"])
+            manifest_uri = write_durable(location, f"{snapshot_id}.json", data)
+        except (StorageError, OSError) as e:
+            self.registry.finish(
+                snapshot_id,
+                FAILED,
+                error=f"manifest: {e}",
+                completed_at=_now(),
+                nodes_completed=len(ordered),
+                nodes_failed=0,
+            )
+            return
+        now_ns = time.time_ns()
+        self.registry.finish(
+            snapshot_id,
+            COMPLETED,
+            completed_at=_iso(now_ns),
+            duration_ms=max(0, (now_ns - int(row["started_ns"])) // 1_000_000),
+            total_size_bytes=total,
+            nodes_completed=len(ordered),
+            nodes_failed=0,
+            checkpoint_manifest_uri=manifest_uri,
+        )
+
+
+# ------------------------------------------------------------------- errors
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        route = request.scope.get("route")
+        body = _BODIES.get(getattr(route, "path", ""))
+        fields = tuple(body.model_fields) if body is not None else ()
+        return JSONResponse({"detail": describe_errors(exc.errors(), fields)}, status_code=422)
+
+    @app.exception_handler(SQLAlchemyError)
+    async def registry_down(_request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        return JSONResponse({"detail": f"registry: {reason}"}, status_code=503)
+
+    @app.exception_handler(Exception)
+    async def internal(_request: Request, exc: Exception) -> JSONResponse:
+        # a JSON body instead of a bare text answer; the server logs the traceback
+        return JSONResponse(
+            {"detail": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500
+        )
+
+
+def describe_errors(errors: Sequence[Any], fields: Sequence[str] = ()) -> str:
+    """One message naming each invalid field, from pydantic's error list.
+
+    >>> describe_errors([{"type": "literal_error", "loc": ("body", "snapshot_type"),
+    ...     "msg": "Input should be 'full' or 'incremental'", "input": "partial"}])
+    "snapshot_type: must be 'full' or 'incremental', got 'partial'"
+    """
+    messages: list[str] = []
+    for error in errors:
+        loc = [str(p) for p in error.get("loc", ())]
+        kind = error.get("type", "")
+        value = error.get("input")
+        if kind == "json_invalid":
+            reason = (error.get("ctx") or {}).get("error", "")
+            messages.append(f"body: not valid JSON ({reason})")
+            continue
+        field = ".".join(loc[1:]) or (loc[0] if loc else "request")
+        if kind == "missing":
+            text = "required"
+            if field == "body" and fields:
+                text = f"required: a JSON object with {', '.join(fields)}"
+        elif kind == "extra_forbidden":
+            text = "not a field of this request"
+            if fields:
+                text += f" (fields: {', '.join(fields)})"
+        elif kind in ("model_attributes_type", "model_type", "dict_type"):
+            text = f"must be a JSON object, got {_show(value)}"
+        else:
+            message = str(error.get("msg", "invalid"))
+            text = message.replace("Input should be", "must be", 1) + f", got {_show(value)}"
+        messages.append(f"{field}: {text}")
+    return "; ".join(messages) or "invalid request"
+
+
+def _show(value: Any) -> str:
+    """A short rendering of a rejected value, as JSON where it is JSON."""
+    if isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, (bytes, bytearray)):
+        text = repr(bytes(value[:60]))
+    elif isinstance(value, dict):
+        return "an object"
+    elif isinstance(value, (list, tuple)):
+        return "a list"
+    else:
+        try:
+            text = json.dumps(value)
+        except (TypeError, ValueError):
+            text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ------------------------------------------------------------------ helpers
+def _node(spec: ClusterSpec, node_id: str, field: str) -> NodeSpec:
+    try:
+        return spec.node(node_id)
+    except SpecError:
+        raise HTTPException(
+            422, f"{field}: unknown node {node_id!r}; expected one of {', '.join(spec.ids)}"
+        ) from None
+
+
+def _part_error(part: dict[str, Any]) -> str:
+    error = str(part["error"] or "failed without a reason")
+    node_id = str(part["node_id"])
+    return error if error.startswith(f"{node_id}:") else f"{node_id}: {error}"
+
+
+def _unknown_health(spec: ClusterSpec) -> Health:
+    async def health() -> dict[str, str]:
+        return dict.fromkeys(spec.ids, "unknown")
+
+    return health
+
+
+def _iso(time_ns: int) -> str:
+    """``time_ns`` as ISO 8601 UTC, to the second, with ``Z``."""
+    moment = datetime.fromtimestamp(time_ns // 1_000_000_000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _now() -> str:
+    return _iso(time.time_ns())
+
+
+# the query filter and the registry accept the same statuses
+assert get_args(Status) == STATUSES

@@ -1,0 +1,191 @@
+"""One real process as a host of the engine's snapshot algorithms.
+
+A node runs the very class the simulator runs (Chandy–Lamport from
+:mod:`snapshotlib.algorithms`), through the host protocol of
+:mod:`snapshotlib.algorithms.host`. Where the simulator answers for every process, a
+:class:`NodeHost` answers for its own: its state, its channels, the messages it sent and
+accepted (numbered locally, in the order it met them), its actions (numbered locally).
+A control message the algorithm emits goes to the node's ``transmit`` callback, which
+puts it on the wire; events go to ``on_event`` (the node writes parts and logs from
+them). Standard library only: the node supplies the networking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..algorithms.base import SnapshotAlgorithm
+from ..model import Network
+from ..trace import APP, MessageRecord, TraceEvent
+
+#: called with (channel index, local message id, control kind, snapshot id)
+Transmit = Callable[[int, int, str, str], None]
+
+
+class NodeHost:
+    """The host protocol for process ``me`` of ``network`` (see the module docstring).
+
+    Parameters
+    ----------
+    network
+        The whole cluster's network: channels are named by their index in it, as
+        everywhere in the engine.
+    me
+        This node's process name.
+    algorithm
+        A fresh algorithm instance; it is bound to this host.
+    balance
+        The application state: this node's money.
+    transmit
+        Puts a control message on the wire.
+    on_event
+        Hears every event the algorithm emits.
+    """
+
+    def __init__(
+        self,
+        network: Network,
+        me: str,
+        algorithm: SnapshotAlgorithm,
+        balance: int,
+        transmit: Transmit,
+        on_event: Callable[[TraceEvent], None],
+    ) -> None:
+        self.network = network
+        self.me = me
+        self.balance = balance
+        self.algorithm = algorithm
+        self._transmit = transmit
+        self._on_event = on_event
+        self._inputs = [network.channel_index(c) for c in network.inputs(me)]
+        self._outputs = [network.channel_index(c) for c in network.outputs(me)]
+        #: every message this node sent or accepted, by local id
+        self.messages: list[MessageRecord] = []
+        self._app_sent = [0] * len(network.channels)
+        self._time = 0
+        self.blocked: set[int] = set()
+        self.paused = False
+        algorithm.bind(self)
+
+    # ----------------------------------------------------- the host protocol
+    @property
+    def time(self) -> int:
+        return self._time
+
+    def input_channels(self, process: str) -> list[int]:
+        self._require_me(process)
+        return list(self._inputs)
+
+    def output_channels(self, process: str) -> list[int]:
+        self._require_me(process)
+        return list(self._outputs)
+
+    def state_of(self, process: str) -> Any:
+        self._require_me(process)
+        return self.balance
+
+    def message(self, message: int) -> MessageRecord:
+        return self.messages[message]
+
+    def app_sent(self, channel: int) -> int:
+        return self._app_sent[channel]
+
+    def queued(self, channel: int) -> Sequence[int]:
+        # What is buffered is in the transport (gRPC's stream), past the algorithm's
+        # reach: only an unaligned barrier, which overtakes buffers, would need it.
+        return ()
+
+    def emit(
+        self,
+        channel: int,
+        sent_by: int,
+        kind: str,
+        tag: str | None,
+        payload: Any = None,
+        *,
+        at: int | None = None,
+    ) -> int:
+        if at is not None:
+            raise NotImplementedError("a live node cannot overtake what its transport buffers")
+        if channel not in self._outputs:
+            raise ValueError(f"{self.me} cannot send on {self.network.channels[channel]}")
+        mid = self._new_message(channel, sent_by, kind, None, payload, tag)
+        self._transmit(channel, mid, kind, tag or "")
+        return mid
+
+    def event(self, event: TraceEvent) -> None:
+        self._on_event(event)
+
+    def block(self, channel: int) -> None:
+        self.blocked.add(channel)
+
+    def unblock(self, channel: int) -> None:
+        self.blocked.discard(channel)
+
+    def pause(self, process: str) -> None:
+        self._require_me(process)
+        self.paused = True
+
+    def resume(self, process: str) -> None:
+        self._require_me(process)
+        self.paused = False
+
+    # ------------------------------------------------ what the node does
+    def initiate(self, snapshot_id: str) -> int:
+        """This node starts ``snapshot_id`` on its own initiative; returns the action."""
+        action = self._next_action()
+        self.algorithm.start(self.me, snapshot_id, action)
+        return action
+
+    def send(self, channel: int, amount: int) -> tuple[int, int]:
+        """Take ``amount`` from the balance to send on ``channel``: (action, message id).
+
+        The caller puts the transfer on the wire.
+        """
+        if not 0 < amount <= self.balance:
+            raise ValueError(f"{self.me} has {self.balance} and cannot send {amount}")
+        action = self._next_action()
+        self.balance -= amount
+        self._app_sent[channel] += 1
+        return action, self._new_message(channel, action, APP, None, amount, None)
+
+    def accept_transfer(self, channel: int, sent_by: int, amount: int) -> tuple[int, int]:
+        """A transfer arrived on ``channel`` (``sent_by``: the sender's action, for the
+        record): the algorithm hears it first (it may be recording the channel), then the
+        balance grows. Returns (action, local message id)."""
+        action = self._next_action()
+        mid = self._new_message(channel, sent_by, APP, None, amount, None)
+        if self.algorithm.listening[channel]:
+            self.algorithm.on_app_receive(channel, mid)
+        self.balance += amount
+        return action, mid
+
+    def accept_control(self, channel: int, sent_by: int, kind: str, tag: str) -> int:
+        """A marker (or other control message) arrived on ``channel``; returns the action."""
+        action = self._next_action()
+        mid = self._new_message(channel, sent_by, kind, None, None, tag)
+        self.algorithm.on_control(self.me, channel, mid, action)
+        return action
+
+    # ------------------------------------------------------------ helpers
+    def _next_action(self) -> int:
+        action = self._time
+        self._time += 1
+        return action
+
+    def _new_message(
+        self,
+        channel: int,
+        sent_by: int,
+        kind: str,
+        label: str | None,
+        payload: Any,
+        tag: str | None,
+    ) -> int:
+        self.messages.append(MessageRecord(channel, sent_by, kind, label, payload, tag))
+        return len(self.messages) - 1
+
+    def _require_me(self, process: str) -> None:
+        if process != self.me:
+            raise ValueError(f"node {self.me} cannot answer for {process}")

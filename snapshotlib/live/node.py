@@ -1,0 +1,350 @@
+"""A live node: one OS process running the bank and the engine's Chandy–Lamport.
+
+Run as ``python -m snapshotlib.live.node --spec SPEC.json --node P1 --log-dir DIR``
+(:class:`~snapshotlib.live.cluster.LiveCluster` and ``snapshotlib live up`` start it).
+
+The node serves gRPC on its address: ``ChannelService.Open`` takes the stream of each
+input channel, ``NodeControl`` takes the controller's ``Initiate`` and ``Health``. It
+opens one stream per output channel and writes every transfer and marker on it in the
+order it sent them, so channels are FIFO. Between them it sends money to random
+neighbours at the cluster's rate.
+
+Everything runs on one asyncio loop, so the algorithm sees one action at a time, as in
+the simulator. Every action (send, receive, marker, initiate) is one line of the node's
+log, ``DIR/<node>.jsonl``, with the node's vector clock after it: the controller
+assembles the logs of all nodes into one run the engine checks
+(:mod:`snapshotlib.live.runlog`). When its part of a snapshot is done the node writes
+the part (its recorded balance and recorded channel states) durably under the
+snapshot's storage URI, then reports it to the controller.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import signal
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import IO, Any
+
+import grpc
+
+from ..algorithms.base import SnapshotError
+from ..algorithms.chandy_lamport import ChandyLamport
+from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
+from .host import NodeHost
+from .rpc import protos, services
+from .spec import ClusterSpec, SpecError
+from .storage import StorageError, parse_storage_uri, write_durable
+
+#: the largest transfer, as a share of the initial balance
+MAX_SHARE = 0.05
+#: how often the log is flushed to disk (seconds)
+FLUSH_EVERY_S = 0.2
+
+
+class Node:
+    """Node ``me`` of the cluster ``spec`` (see the module docstring)."""
+
+    def __init__(self, spec: ClusterSpec, me: str, log_dir: Path) -> None:
+        self.spec = spec
+        self.me = spec.node(me).id
+        self.network = spec.network()
+        self.position = spec.ids.index(me)
+        self.clock = [0] * len(spec.nodes)
+        self.rng = random.Random(spec.seed + self.position)
+        self.host = NodeHost(
+            self.network,
+            me,
+            ChandyLamport(),
+            spec.initial_money,
+            self._transmit_control,
+            self._on_event,
+        )
+        self._in_by_sender = {c.src: self.network.channel_index(c) for c in self.network.inputs(me)}
+        self.outputs = self.host.output_channels(me)
+        self._queues: dict[int, asyncio.Queue[Any]] = {}
+        self._seq_out = dict.fromkeys(self.outputs, 0)
+        self.received = 0
+        self.sent = 0
+        #: where each snapshot's parts go, once this node knows
+        self._storage: dict[str, str] = {}
+        #: per snapshot: this node's vector clock when it recorded its state
+        self._clock_at_record: dict[str, list[int]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.stopping = asyncio.Event()
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log: IO[str] = (log_dir / f"{me}.jsonl").open("w", encoding="utf-8")
+
+    # --------------------------------------------------------------- actions
+    def _tick(self, merge: Any = ()) -> list[int]:
+        clock = self.clock
+        for i, c in enumerate(merge):
+            if c > clock[i]:
+                clock[i] = c
+        clock[self.position] += 1
+        return clock
+
+    def _write(self, line: dict[str, Any]) -> None:
+        line["clock"] = list(self.clock)
+        self.log.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+    def send_transfer(self, channel: int, amount: int) -> None:
+        """Send ``amount`` on output ``channel``: one action, one envelope."""
+        action, _ = self.host.send(channel, amount)
+        self._tick()
+        seq = self._seq_out[channel]
+        self._seq_out[channel] = seq + 1
+        self.sent += 1
+        self._write(
+            {"i": action, "kind": "send", "ch": self._name(channel), "seq": seq, "amount": amount}
+        )
+        self._queues[channel].put_nowait(
+            protos.Envelope(
+                sender_node_id=self.me,
+                seq=seq,
+                clock=self.clock,
+                transfer=protos.Transfer(amount=amount),
+            )
+        )
+
+    def accept(self, envelope: Any) -> None:
+        """Take one envelope from an input stream (in the order it was sent)."""
+        channel = self._in_by_sender.get(envelope.sender_node_id)
+        if channel is None:
+            raise SpecError(f"{self.me} has no channel from {envelope.sender_node_id!r}")
+        body = envelope.WhichOneof("body")
+        if body == "transfer":
+            amount = envelope.transfer.amount
+            self._tick(envelope.clock)
+            action, _ = self.host.accept_transfer(channel, -1, amount)
+            self.received += 1
+            self._write(
+                {
+                    "i": action,
+                    "kind": "receive",
+                    "ch": self._name(channel),
+                    "seq": envelope.seq,
+                    "amount": amount,
+                }
+            )
+        elif body == "marker":
+            sid = envelope.marker.snapshot_id
+            if envelope.target_storage_uri:
+                self._storage.setdefault(sid, envelope.target_storage_uri)
+            self._tick(envelope.clock)
+            # logged before the algorithm runs: the markers it sends come after it
+            self._write(
+                {"i": self.host.time, "kind": "marker", "ch": self._name(channel), "snapshot": sid}
+            )
+            self.host.accept_control(channel, -1, MARKER, sid)
+
+    def initiate(self, snapshot_id: str, storage_uri: str) -> str:
+        """Start ``snapshot_id`` here; the reason when it cannot be started, else ``""``."""
+        if snapshot_id in self.host.algorithm.records:
+            return f"{self.me} already took part in {snapshot_id}"
+        try:
+            parse_storage_uri(storage_uri)
+        except StorageError as e:
+            return str(e)
+        self._storage[snapshot_id] = storage_uri
+        self._tick()
+        self._write({"i": self.host.time, "kind": "initiate", "snapshot": snapshot_id})
+        try:
+            self.host.initiate(snapshot_id)
+        except SnapshotError as e:
+            return str(e)
+        return ""
+
+    # ------------------------------------------------- what the algorithm does
+    def _transmit_control(self, channel: int, message: int, kind: str, tag: str) -> None:
+        self._queues[channel].put_nowait(
+            protos.Envelope(
+                sender_node_id=self.me,
+                clock=self.clock,
+                marker=protos.MarkerRequest(
+                    snapshot_id=tag, sender_node_id=self.me, timestamp_ns=time.time_ns()
+                ),
+                target_storage_uri=self._storage.get(tag, ""),
+            )
+        )
+
+    def _on_event(self, event: TraceEvent) -> None:
+        if isinstance(event, StateRecorded):
+            self._clock_at_record[event.snapshot_id] = list(self.clock)
+        elif isinstance(event, PartDone):
+            self._spawn(self._finish_part(event.snapshot_id))
+
+    async def _finish_part(self, snapshot_id: str) -> None:
+        """Write this node's part durably, then tell the controller."""
+        report: dict[str, Any] = {"node_id": self.me, "part_uri": "", "size_bytes": 0}
+        try:
+            data = json.dumps(self.part(snapshot_id), indent=1).encode()
+            location = parse_storage_uri(self._storage.get(snapshot_id, ""))
+            name = f"{snapshot_id}.{self.me}.json"
+            uri = await asyncio.to_thread(write_durable, location, name, data)
+            report.update(part_uri=uri, size_bytes=len(data), ok=True, error=None)
+        except (OSError, StorageError) as e:
+            report.update(ok=False, error=f"{self.me}: {e}")
+        self.log.flush()
+        await asyncio.to_thread(self._report, snapshot_id, report)
+
+    def part(self, snapshot_id: str) -> dict[str, Any]:
+        """This node's part of ``snapshot_id``: recorded balance and channel states."""
+        rec = self.host.algorithm.records[snapshot_id]
+        messages = self.host.messages
+        return {
+            "snapshot_id": snapshot_id,
+            "node_id": self.me,
+            "balance": rec.states[self.me],
+            "recorded_at_action": rec.red_from[self.me],
+            "clock": self._clock_at_record.get(snapshot_id),
+            "channels": {
+                self._name(ch): [messages[m].payload for m in rec.channels.get(ch, [])]
+                for ch in self.host.input_channels(self.me)
+            },
+        }
+
+    def _report(self, snapshot_id: str, report: dict[str, Any]) -> None:
+        if not self.spec.controller:
+            return
+        url = f"{self.spec.controller}/internal/v1/snapshots/{snapshot_id}/parts"
+        body = json.dumps(report).encode()
+        for attempt in range(5):
+            request = urllib.request.Request(
+                url, body, {"Content-Type": "application/json"}, method="POST"
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    answer.read()
+                return
+            except urllib.error.HTTPError as e:  # the controller said no: do not retry
+                print(f"{self.me}: report of {snapshot_id} refused: {e}", file=sys.stderr)
+                return
+            except OSError:
+                time.sleep(0.2 * (attempt + 1))
+        print(f"{self.me}: could not report {snapshot_id} to {url}", file=sys.stderr)
+
+    # ------------------------------------------------------------ running
+    def _name(self, channel: int) -> str:
+        return str(self.network.channels[channel])
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _bank(self) -> None:
+        """Send money to random neighbours at the cluster's rate."""
+        interval = 1.0 / self.spec.rate
+        largest = max(1, int(self.spec.initial_money * MAX_SHARE))
+        while not self.stopping.is_set():
+            await asyncio.sleep(interval * self.rng.uniform(0.5, 1.5))
+            balance = self.host.balance
+            if balance > 0 and not self.host.paused and self.outputs:
+                channel = self.rng.choice(self.outputs)
+                self.send_transfer(channel, self.rng.randint(1, min(balance, largest)))
+
+    async def _stream_out(self, channel: int) -> None:
+        """Open output ``channel``'s stream and write its envelopes in order."""
+        queue = self._queues[channel]
+        address = self.spec.node(self.network.channels[channel].dst).address
+
+        async def envelopes() -> Any:
+            while True:
+                envelope = await queue.get()
+                if envelope is None:
+                    return
+                yield envelope
+
+        async with grpc.aio.insecure_channel(address) as link:
+            await link.channel_ready()
+            await services.ChannelServiceStub(link).Open(envelopes(), wait_for_ready=True)
+
+    async def _flush_log(self) -> None:
+        while not self.stopping.is_set():
+            await asyncio.sleep(FLUSH_EVERY_S)
+            self.log.flush()
+
+    async def run(self) -> None:
+        """Serve, stream and send money until :attr:`stopping` is set."""
+        self._queues = {ch: asyncio.Queue() for ch in self.outputs}
+        server = grpc.aio.server()
+        services.add_ChannelServiceServicer_to_server(_Channels(self), server)
+        services.add_NodeControlServicer_to_server(_Control(self), server)
+        address = self.spec.node(self.me).address
+        if server.add_insecure_port(address) == 0:
+            raise OSError(f"{self.me}: cannot listen on {address}")
+        await server.start()
+        streams = [asyncio.create_task(self._stream_out(ch)) for ch in self.outputs]
+        helpers = [asyncio.create_task(self._bank()), asyncio.create_task(self._flush_log())]
+        await self.stopping.wait()
+        for queue in self._queues.values():
+            queue.put_nowait(None)
+        await asyncio.wait(streams, timeout=2.0)
+        for task in [*streams, *helpers, *self._tasks]:
+            task.cancel()
+        await server.stop(grace=1.0)
+        self.log.flush()
+        self.log.close()
+
+
+class _Channels(services.ChannelServiceServicer):  # type: ignore[misc,name-defined]
+    def __init__(self, node: Node) -> None:
+        self.node = node
+
+    async def Open(self, request_iterator: Any, context: Any) -> Any:
+        count = 0
+        async for envelope in request_iterator:
+            self.node.accept(envelope)
+            count += 1
+        return protos.StreamClosed(received=count)
+
+
+class _Control(services.NodeControlServicer):  # type: ignore[misc,name-defined]
+    def __init__(self, node: Node) -> None:
+        self.node = node
+
+    async def Initiate(self, request: Any, context: Any) -> Any:
+        reason = self.node.initiate(request.snapshot_id, request.target_storage_uri)
+        return protos.InitiateResponse(accepted=not reason, reason=reason)
+
+    async def Health(self, request: Any, context: Any) -> Any:
+        node = self.node
+        node.log.flush()  # a reader asking after the node's state reads its log next
+        return protos.HealthResponse(
+            node_id=node.me, balance=node.host.balance, sent=node.sent, received=node.received
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="one node of a live snapshotlib cluster")
+    parser.add_argument("--spec", type=Path, required=True, help="the cluster's spec (JSON)")
+    parser.add_argument("--node", required=True, help="this node's name")
+    parser.add_argument("--log-dir", type=Path, required=True, help="where its log goes")
+    args = parser.parse_args(argv)
+    try:
+        spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
+        spec.node(args.node)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"snapshotlib live node: {args.spec}: {e}", file=sys.stderr)
+        return 2
+
+    async def serve() -> None:
+        node = Node(spec, args.node, args.log_dir)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, node.stopping.set)
+        await node.run()
+
+    asyncio.run(serve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""The snapshot registry: what the controller knows about each snapshot and its parts.
+
+Written on SQLAlchemy Core, so the same statements run on SQLite (the default, one file
+next to the cluster) and on PostgreSQL. Every method is one transaction: a crash leaves
+each row as it was before the call or as the call left it, never half-written.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from typing import Any, Final
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Engine,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    select,
+    update,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+INITIATED: Final = "INITIATED"
+IN_PROGRESS: Final = "IN_PROGRESS"
+COMPLETED: Final = "COMPLETED"
+FAILED: Final = "FAILED"
+#: every status, in the order a snapshot can pass through them
+STATUSES = (INITIATED, IN_PROGRESS, COMPLETED, FAILED)
+#: statuses a snapshot never leaves
+FINAL = (COMPLETED, FAILED)
+
+metadata = MetaData()
+
+snapshots_table = Table(
+    "snapshots",
+    metadata,
+    Column("snapshot_id", String(64), primary_key=True),
+    # the running number in the id: orders snapshots and makes the next id
+    Column("number", Integer, nullable=False, unique=True),
+    Column("status", String(16), nullable=False),
+    Column("snapshot_type", String(16), nullable=False),
+    Column("initiated_by_node_id", String(255), nullable=False),
+    Column("target_storage_uri", Text, nullable=False),
+    Column("initiated_at", String(32), nullable=False),
+    # wall-clock time_ns at the trigger: a duration still makes sense after a restart
+    Column("started_ns", BigInteger, nullable=False),
+    Column("completed_at", String(32)),
+    Column("duration_ms", BigInteger),
+    Column("total_size_bytes", BigInteger),
+    Column("nodes_completed", Integer, nullable=False, default=0),
+    Column("nodes_failed", Integer, nullable=False, default=0),
+    Column("checkpoint_manifest_uri", Text),
+    # why a FAILED snapshot failed
+    Column("error", Text),
+)
+
+parts_table = Table(
+    "parts",
+    metadata,
+    Column("snapshot_id", String(64), ForeignKey("snapshots.snapshot_id"), primary_key=True),
+    Column("node_id", String(255), primary_key=True),
+    Column("part_uri", Text, nullable=False),
+    Column("size_bytes", BigInteger, nullable=False),
+    Column("ok", Boolean, nullable=False),
+    Column("error", Text),
+    Column("reported_at", String(32), nullable=False),
+)
+
+#: columns :meth:`Registry.update` may set
+UPDATABLE = frozenset(c.name for c in snapshots_table.columns) - {"snapshot_id", "number"}
+
+
+class RegistryError(ValueError):
+    """A registry that cannot be opened, or a call with a wrong argument, naming it."""
+
+
+class Registry:
+    """Snapshots and their parts in a database at ``url``; tables are created if missing.
+
+    >>> r = Registry("sqlite://")
+    >>> r.next_number()
+    1
+    """
+
+    def __init__(self, url: str) -> None:
+        try:
+            parsed = make_url(url)
+            if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+                # one shared connection, or each thread would see its own empty database
+                self._engine = create_engine(
+                    parsed, poolclass=StaticPool, connect_args={"check_same_thread": False}
+                )
+            else:
+                self._engine = create_engine(parsed)
+        except (ArgumentError, NoSuchModuleError) as e:
+            raise RegistryError(
+                f"registry_url: expected a database URL such as sqlite:////abs/registry.db, "
+                f"got {url!r} ({e})"
+            ) from None
+        if self._engine.dialect.name == "sqlite":
+            event.listen(self._engine, "connect", _sqlite_pragmas)
+        try:
+            metadata.create_all(self._engine)
+        except SQLAlchemyError as e:
+            self._engine.dispose()
+            raise RegistryError(f"registry_url: cannot open {url!r}: {_reason(e)}") from None
+        self.url = url
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine
+
+    def close(self) -> None:
+        """Close the database connections (the registry reconnects if used again)."""
+        self._engine.dispose()
+
+    # ---------------------------------------------------------------- snapshots
+    def next_number(self) -> int:
+        """The number for the next snapshot id: one more than the largest so far."""
+        with self._engine.begin() as conn:
+            largest = conn.execute(select(func.max(snapshots_table.c.number))).scalar()
+        return 1 if largest is None else int(largest) + 1
+
+    def create(
+        self,
+        snapshot_id: str,
+        *,
+        number: int,
+        snapshot_type: str,
+        initiated_by_node_id: str,
+        target_storage_uri: str,
+        initiated_at: str,
+        started_ns: int,
+        status: str = INITIATED,
+    ) -> dict[str, Any]:
+        """Register a new snapshot; :class:`RegistryError` if its id or number is taken."""
+        _check_status(status)
+        row = {
+            "snapshot_id": snapshot_id,
+            "number": number,
+            "status": status,
+            "snapshot_type": snapshot_type,
+            "initiated_by_node_id": initiated_by_node_id,
+            "target_storage_uri": target_storage_uri,
+            "initiated_at": initiated_at,
+            "started_ns": started_ns,
+            "nodes_completed": 0,
+            "nodes_failed": 0,
+        }
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(snapshots_table.insert().values(**row))
+        except IntegrityError:
+            raise RegistryError(
+                f"snapshot_id: {snapshot_id!r} or number {number} is already registered"
+            ) from None
+        created = self.get(snapshot_id)
+        assert created is not None
+        return created
+
+    def get(self, snapshot_id: str) -> dict[str, Any] | None:
+        """The snapshot's row as a dict, or ``None`` for an unknown id."""
+        with self._engine.begin() as conn:
+            row = conn.execute(
+                select(snapshots_table).where(snapshots_table.c.snapshot_id == snapshot_id)
+            ).first()
+        return None if row is None else dict(row._mapping)
+
+    def update(
+        self,
+        snapshot_id: str,
+        *,
+        status: str | None = None,
+        only_from: Iterable[str] | None = None,
+        **fields: Any,
+    ) -> bool:
+        """Set ``status`` and ``fields`` of a snapshot; whether the row changed.
+
+        With ``only_from``, the update happens only while the snapshot's status is one of
+        those (a compare-and-set in the database): of two callers racing to finish a
+        snapshot, exactly one succeeds.
+        """
+        unknown = sorted(set(fields) - UPDATABLE)
+        if unknown:
+            raise RegistryError(
+                f"fields: {', '.join(unknown)} cannot be set "
+                f"(columns: {', '.join(sorted(UPDATABLE))})"
+            )
+        values = dict(fields)
+        if status is not None:
+            values["status"] = _check_status(status)
+        if not values:
+            return False
+        statement = update(snapshots_table).where(snapshots_table.c.snapshot_id == snapshot_id)
+        if only_from is not None:
+            allowed = [_check_status(s) for s in only_from]
+            statement = statement.where(snapshots_table.c.status.in_(allowed))
+        with self._engine.begin() as conn:
+            changed = conn.execute(statement.values(**values)).rowcount
+        return bool(changed)
+
+    def finish(self, snapshot_id: str, status: str, **fields: Any) -> bool:
+        """Move an unfinished snapshot to ``COMPLETED`` or ``FAILED``, setting ``fields``.
+
+        Whether it moved: ``False`` if it was already finished (first finisher wins).
+        """
+        if status not in FINAL:
+            raise RegistryError(f"status: {' or '.join(FINAL)} finishes a snapshot, got {status!r}")
+        return self.update(snapshot_id, status=status, only_from=(INITIATED, IN_PROGRESS), **fields)
+
+    def list(self, status: str | None = None) -> builtins.list[dict[str, Any]]:
+        """Snapshots, oldest first; only those with ``status`` if given."""
+        query = select(snapshots_table).order_by(snapshots_table.c.number)
+        if status is not None:
+            query = query.where(snapshots_table.c.status == _check_status(status))
+        with self._engine.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def durations(self, last: int = 10) -> builtins.list[int]:
+        """``duration_ms`` of the ``last`` completed snapshots, newest first."""
+        query = (
+            select(snapshots_table.c.duration_ms)
+            .where(
+                snapshots_table.c.status == COMPLETED, snapshots_table.c.duration_ms.is_not(None)
+            )
+            .order_by(snapshots_table.c.number.desc())
+            .limit(last)
+        )
+        with self._engine.begin() as conn:
+            return [int(d) for d in conn.execute(query).scalars()]
+
+    # -------------------------------------------------------------------- parts
+    def record_part(
+        self,
+        snapshot_id: str,
+        node_id: str,
+        *,
+        part_uri: str,
+        size_bytes: int,
+        ok: bool,
+        error: str | None,
+        reported_at: str,
+    ) -> bool:
+        """Record a node's report of its part; ``False`` if the node had reported already.
+
+        A node that reports twice (a retry after a lost answer) keeps its first report.
+        :class:`KeyError` for an unknown snapshot.
+        """
+        row = {
+            "snapshot_id": snapshot_id,
+            "node_id": node_id,
+            "part_uri": part_uri,
+            "size_bytes": size_bytes,
+            "ok": ok,
+            "error": error,
+            "reported_at": reported_at,
+        }
+        try:
+            with self._engine.begin() as conn:
+                known = conn.execute(
+                    select(snapshots_table.c.snapshot_id).where(
+                        snapshots_table.c.snapshot_id == snapshot_id
+                    )
+                ).first()
+                if known is None:
+                    raise KeyError(snapshot_id)
+                earlier = conn.execute(
+                    select(parts_table.c.node_id).where(
+                        parts_table.c.snapshot_id == snapshot_id, parts_table.c.node_id == node_id
+                    )
+                ).first()
+                if earlier is not None:
+                    return False
+                conn.execute(parts_table.insert().values(**row))
+        except IntegrityError:
+            # another writer inserted the same part between the check and the insert
+            return False
+        return True
+
+    def parts(self, snapshot_id: str) -> builtins.list[dict[str, Any]]:
+        """The parts reported for a snapshot, by node id."""
+        query = (
+            select(parts_table)
+            .where(parts_table.c.snapshot_id == snapshot_id)
+            .order_by(parts_table.c.node_id)
+        )
+        with self._engine.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def _check_status(status: str) -> str:
+    if status not in STATUSES:
+        raise RegistryError(f"status: one of {', '.join(STATUSES)} expected, got {status!r}")
+    return status
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # SQLite checks foreign keys only when asked, per connection
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _reason(error: SQLAlchemyError) -> str:
+    orig = getattr(error, "orig", None)
+    return str(orig if orig is not None else error).splitlines()[0]

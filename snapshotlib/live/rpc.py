@@ -1,0 +1,56 @@
+"""The live lab's gRPC messages and services, and the calls the controller makes.
+
+The messages and stubs are made from ``snapshot.proto`` when this module is imported
+(``grpc.protos_and_services``, which uses grpcio-tools' compiler): no generated code is
+kept in the repository, so it can never disagree with the ``.proto`` or with the
+installed protobuf runtime.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+if TYPE_CHECKING:
+    from .spec import NodeSpec
+
+# the path is looked up on sys.path, like a module: the package's own copy
+protos: Any
+services: Any
+protos, services = grpc.protos_and_services("snapshotlib/live/snapshot.proto")  # type: ignore[attr-defined]
+
+#: how long the controller waits for a node to take a request (seconds, wall time: this
+#: is a backstop for a node that hangs, not a measure of work)
+CALL_TIMEOUT_S = 10.0
+
+
+class NodeUnreachable(RuntimeError):
+    """A node did not answer (it is down, or not listening yet)."""
+
+
+async def initiate_over_grpc(node: NodeSpec, snapshot_id: str, storage_uri: str) -> None:
+    """Ask ``node`` to initiate ``snapshot_id``; :class:`NodeUnreachable` if it cannot."""
+    async with grpc.aio.insecure_channel(node.address) as channel:
+        stub = services.NodeControlStub(channel)
+        try:
+            answer = await stub.Initiate(
+                protos.InitiateRequest(snapshot_id=snapshot_id, target_storage_uri=storage_uri),
+                timeout=CALL_TIMEOUT_S,
+            )
+        except grpc.aio.AioRpcError as e:
+            raise NodeUnreachable(f"node {node.id} at {node.address}: {e.details()}") from None
+    if not answer.accepted:
+        raise NodeUnreachable(f"node {node.id} refused: {answer.reason}")
+
+
+async def health_over_grpc(node: NodeSpec, timeout: float = 2.0) -> dict[str, Any] | None:
+    """``node``'s balance and message counts, or ``None`` when it does not answer."""
+    async with grpc.aio.insecure_channel(node.address) as channel:
+        try:
+            answer = await services.NodeControlStub(channel).Health(
+                protos.HealthRequest(), timeout=timeout
+            )
+        except grpc.aio.AioRpcError:
+            return None
+    return {"balance": answer.balance, "sent": answer.sent, "received": answer.received}

@@ -1,0 +1,206 @@
+"""From the logs of live nodes to one run of the engine, and the engine's verdict on it.
+
+Each node logs every action with its vector clock after it (:mod:`.node`). A node's
+clock counts, for every node, how many of that node's actions happened before, so:
+
+* the logs read so far may hold a receive whose send was not written yet (nodes flush
+  at different moments); :func:`causal_prefix` keeps the largest prefix of each log in
+  which every action's causes are kept too;
+* sorting the actions by the sum of their clock's entries is an order in which every
+  cause comes before its effects: the run as one sequence of atomic actions
+  (:func:`assemble`), which the engine's simulator replays with the same algorithm;
+* the snapshot the engine records on that replay must be the one the nodes recorded
+  (:func:`check_live_snapshot` compares them), and the engine's checks decide whether
+  it is a consistent cut that conserves money.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..actions import Action, Deliver, Send, StartSnapshot
+from ..algorithms.chandy_lamport import ChandyLamport
+from ..checks.verdict import SnapshotVerdict, snapshot_verdict
+from ..model import Channel
+from ..simulator import ActionError, Simulator
+from ..trace import APP
+from .spec import ClusterSpec
+
+
+class RunLogError(ValueError):
+    """A node's log that cannot be read or replayed, naming the file and line."""
+
+
+def read_logs(spec: ClusterSpec, log_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every node's log lines, in order (a last line cut short by a crash is dropped)."""
+    logs: dict[str, list[dict[str, Any]]] = {}
+    for node in spec.ids:
+        path = log_dir / f"{node}.jsonl"
+        lines: list[dict[str, Any]] = []
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        rows = text.split("\n")
+        for number, row in enumerate(rows, 1):
+            if not row.strip():
+                continue
+            try:
+                line = json.loads(row)
+            except json.JSONDecodeError:
+                if number == len(rows):  # written in part when the log was read
+                    break
+                raise RunLogError(f"{path}, line {number}: not a JSON object") from None
+            if not isinstance(line, dict) or line.get("i") != len(lines):
+                raise RunLogError(f"{path}, line {number}: expected action {len(lines)}")
+            lines.append(line)
+        logs[node] = lines
+    return logs
+
+
+def causal_prefix(
+    spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]
+) -> dict[str, list[dict[str, Any]]]:
+    """The longest prefix of each log whose every action has all its causes kept."""
+    ids = spec.ids
+    kept = {n: len(logs[n]) for n in ids}
+    changed = True
+    while changed:
+        changed = False
+        for n in ids:
+            lines = logs[n]
+            for k in range(kept[n]):
+                clock = lines[k]["clock"]
+                if any(clock[j] > kept[q] for j, q in enumerate(ids)):
+                    kept[n] = k
+                    changed = True
+                    break
+    return {n: logs[n][: kept[n]] for n in ids}
+
+
+def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[Action]:
+    """The logged actions as one sequence in which causes come first (see the module
+    docstring); markers are the algorithm's own, so only their arrivals appear."""
+    position = {n: i for i, n in enumerate(spec.ids)}
+    lines = [(sum(line["clock"]), position[n], line) for n in spec.ids for line in logs[n]]
+    lines.sort(key=lambda x: (x[0], x[1]))
+    actions: list[Action] = []
+    for _, p, line in lines:
+        node = spec.ids[p]
+        kind = line["kind"]
+        if kind == "send":
+            channel = Channel.parse(line["ch"])
+            actions.append(Send(channel.src, channel.dst, line["amount"], label=_label(line)))
+        elif kind in ("receive", "marker"):
+            actions.append(Deliver(Channel.parse(line["ch"]), label=_label(line)))
+        elif kind == "initiate":
+            actions.append(StartSnapshot(node, line["snapshot"]))
+        else:
+            raise RunLogError(f"{node}'s log, action {line['i']}: unknown kind {kind!r}")
+    return actions
+
+
+def _label(line: dict[str, Any]) -> str | None:
+    if "seq" in line:
+        return f"{line['ch']}#{line['seq']}"
+    return None
+
+
+def replay(spec: ClusterSpec, actions: list[Action]) -> Simulator:
+    """The engine's run of ``actions`` (the bank, the engine's Chandy–Lamport).
+
+    :class:`RunLogError` when a delivery does not take what the node accepted: the
+    channel was not FIFO, or the logs disagree.
+    """
+    sim = Simulator(
+        spec.network(),
+        "bank",
+        dict.fromkeys(spec.ids, spec.initial_money),
+        ChandyLamport,
+    )
+    for n, action in enumerate(actions):
+        try:
+            sim.step(action)
+        except ActionError as e:
+            raise RunLogError(f"assembled action {n} ({action}): {e}") from None
+        if isinstance(action, Deliver):
+            record = sim.trace.actions[-1]
+            message = sim.trace.messages[record.message]
+            took_app = message.kind == APP
+            if took_app != (action.label is not None):
+                raise RunLogError(
+                    f"assembled action {n}: {action.channel} delivered a "
+                    f"{message.kind} where the node accepted "
+                    f"{'a transfer' if action.label else 'a marker'}"
+                )
+    return sim
+
+
+@dataclass(frozen=True)
+class LiveCheck:
+    """What the engine says of one snapshot taken by live nodes.
+
+    ``verdict`` is the engine's (consistent cut, Dijkstra's argument, money conserved)
+    on the assembled run; ``same_as_engine`` whether the nodes recorded exactly what
+    the engine recorded replaying that run; ``recorded_total`` the money in the parts.
+    """
+
+    snapshot_id: str
+    verdict: SnapshotVerdict
+    same_as_engine: bool
+    recorded_total: int
+    expected_total: int
+    differences: tuple[str, ...] = field(default=())
+    simulator: Simulator | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.verdict.ok and self.same_as_engine and self.recorded_total == self.expected_total
+        )
+
+    @property
+    def reason(self) -> str | None:
+        if self.verdict.reason:
+            return self.verdict.reason
+        if self.differences:
+            return self.differences[0]
+        if self.recorded_total != self.expected_total:
+            return f"the parts hold {self.recorded_total}, the cluster {self.expected_total}"
+        return None
+
+
+def check_live_snapshot(
+    spec: ClusterSpec, parts: dict[str, dict[str, Any]], sim: Simulator, snapshot_id: str
+) -> LiveCheck:
+    """Compare the nodes' ``parts`` of ``snapshot_id`` with the engine's replay ``sim``."""
+    differences = []
+    snap = sim.snapshot(snapshot_id)
+    for node in spec.ids:
+        part = parts.get(node)
+        if part is None:
+            differences.append(f"{node} wrote no part")
+            continue
+        engine = snap.processes.get(node)
+        if engine is None:
+            differences.append(f"the engine's replay has no state of {node}")
+        elif engine.state != part["balance"]:
+            differences.append(f"{node} recorded {part['balance']}, the engine {engine.state}")
+        for name, amounts in part["channels"].items():
+            replayed = [m.payload for m in snap.channels.get(name, ())]
+            if replayed != amounts:
+                differences.append(f"{name}: {node} recorded {amounts}, the engine {replayed}")
+    recorded = sum(
+        p["balance"] + sum(sum(a) for a in p["channels"].values()) for p in parts.values()
+    )
+    return LiveCheck(
+        snapshot_id,
+        snapshot_verdict(sim, snapshot_id),
+        not differences,
+        recorded,
+        spec.total_money,
+        tuple(differences),
+        sim,
+    )

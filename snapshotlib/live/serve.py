@@ -1,0 +1,53 @@
+"""The controller as a process: ``python -m snapshotlib.live.serve --spec SPEC.json ...``.
+
+Serves :func:`snapshotlib.live.controller.create_app` with uvicorn on the spec's
+controller address; :class:`~snapshotlib.live.cluster.LiveCluster` and ``snapshotlib
+live up`` start it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .spec import ClusterSpec
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="the controller of a live snapshotlib cluster")
+    parser.add_argument("--spec", type=Path, required=True, help="the cluster's spec (JSON)")
+    parser.add_argument("--registry", required=True, help="registry URL, e.g. sqlite:////abs.db")
+    parser.add_argument("--storage", required=True, help="default target_storage_uri")
+    args = parser.parse_args(argv)
+    try:
+        spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"snapshotlib live controller: {args.spec}: {e}", file=sys.stderr)
+        return 2
+    address = urlsplit(spec.controller)
+    if not address.hostname or not address.port:
+        print(
+            f"snapshotlib live controller: {args.spec}: controller: no host:port", file=sys.stderr
+        )
+        return 2
+
+    import uvicorn
+
+    from .controller import create_app
+    from .rpc import health_over_grpc
+
+    async def health() -> dict[str, str]:
+        answers = await asyncio.gather(*(health_over_grpc(n) for n in spec.nodes))
+        pairs = zip(spec.nodes, answers, strict=True)
+        return {n.id: "up" if a is not None else "down" for n, a in pairs}
+
+    app = create_app(spec, args.registry, args.storage, health=health)
+    uvicorn.run(app, host=address.hostname, port=address.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""What a live cluster is: its nodes and where they listen, its channels, its bank.
+
+A :class:`ClusterSpec` is written once (by :class:`~snapshotlib.live.cluster.LiveCluster`
+or ``snapshotlib live up``) and handed as JSON to the controller and to every node, so
+they all agree on names, addresses and channels. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..model import Network, NetworkError
+from ..workloads import complete, max_extra_edges, random_strongly_connected, ring
+
+#: the topologies ``--topology`` offers
+TOPOLOGIES = ("complete", "ring", "random")
+#: where markers travel: on the channel's own ordered stream (the text's separate
+#: ``SendMarker`` call, out of band, is declared in the protocol but not run yet)
+MARKER_MODES = ("in-band",)
+
+
+class SpecError(ValueError):
+    """A cluster description that cannot run, naming the field."""
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node: its name and the address of its gRPC server."""
+
+    id: str
+    host: str
+    port: int
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """A whole cluster.
+
+    Attributes
+    ----------
+    nodes
+        The nodes, in the network's process order.
+    channels
+        Directed channels as ``(src, dst)`` pairs; each is one ordered gRPC stream.
+    initial_money
+        Money each node starts with; the total is what every snapshot must account for.
+    rate
+        Transfers each node starts per second (to a random neighbour, a random amount).
+    markers
+        ``"in-band"`` (markers on the channel's stream: FIFO holds) or ``"out-of-band"``.
+    marker_delay_ms
+        Extra delay before an out-of-band marker is sent (to show it overtaking data).
+    controller
+        The controller's base URL (``http://host:port``), where nodes report.
+    seed
+        Seed of the nodes' random transfers (node ``i`` uses ``seed + i``).
+    """
+
+    nodes: tuple[NodeSpec, ...]
+    channels: tuple[tuple[str, str], ...]
+    initial_money: int = 1000
+    rate: float = 50.0
+    markers: str = "in-band"
+    marker_delay_ms: int = 0
+    controller: str = ""
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ids = [n.id for n in self.nodes]
+        if len(set(ids)) != len(ids):
+            raise SpecError(f"nodes: names repeat in {ids}")
+        if self.markers not in MARKER_MODES:
+            raise SpecError(f"markers: {self.markers!r} is not one of {', '.join(MARKER_MODES)}")
+        if isinstance(self.initial_money, bool) or not isinstance(self.initial_money, int):
+            raise SpecError(f"initial_money: a whole number, got {self.initial_money!r}")
+        if self.initial_money < 0:
+            raise SpecError(f"initial_money: at least 0, got {self.initial_money}")
+        if not self.rate > 0:
+            raise SpecError(f"rate: transfers per second above 0, got {self.rate!r}")
+        try:
+            self.network()
+        except NetworkError as e:
+            raise SpecError(f"channels: {e}") from None
+
+    def network(self) -> Network:
+        """The engine's network of this cluster (FIFO when markers travel in band)."""
+        return Network(
+            [n.id for n in self.nodes], list(self.channels), fifo=self.markers == "in-band"
+        )
+
+    def node(self, node_id: str) -> NodeSpec:
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise SpecError(f"unknown node {node_id!r} (nodes: {', '.join(self.ids)})")
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(n.id for n in self.nodes)
+
+    @property
+    def total_money(self) -> int:
+        return self.initial_money * len(self.nodes)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> ClusterSpec:
+        data = json.loads(text)
+        nodes = tuple(NodeSpec(n["id"], n["host"], int(n["port"])) for n in data.pop("nodes"))
+        channels = tuple((str(a), str(b)) for a, b in data.pop("channels"))
+        return cls(nodes=nodes, channels=channels, **data)
+
+
+def topology(kind: str, n: int, seed: int = 0) -> Network:
+    """The network of ``n`` nodes named ``P1..Pn`` of a ``--topology`` kind."""
+    if n < 2:
+        raise SpecError(f"nodes: a cluster needs at least 2 nodes, got {n}")
+    if kind == "complete":
+        return complete(n)
+    if kind == "ring":
+        return ring(n)
+    if kind == "random":
+        return random_strongly_connected(n, extra_edges=min(n, max_extra_edges(n)), seed=seed)
+    raise SpecError(f"topology: {kind!r} is not one of {', '.join(TOPOLOGIES)}")

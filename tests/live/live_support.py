@@ -1,0 +1,21 @@
+"""What the live-lab tests share: the check that the ``live`` extra is installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+NEEDED = ("grpc", "grpc_tools", "fastapi", "uvicorn", "sqlalchemy", "httpx")
+
+
+def require_live() -> None:
+    """Skip the calling test module (fail it under CI) unless the live extra is there."""
+    missing = [m for m in NEEDED if importlib.util.find_spec(m) is None]
+    if not missing:
+        return
+    reason = f"needs {', '.join(missing)} (pip install -e '.[live,dev]'; make test does)"
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI is set, so live tests may not be skipped", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)

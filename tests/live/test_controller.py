@@ -1,0 +1,782 @@
+"""The controller's REST API, its registry and its storage, without any node process.
+
+The nodes are played by the tests: a fake ``initiate`` records whom the controller asked
+to start a snapshot, and the tests write parts and report them as a node would. What is
+specified here: a snapshot is COMPLETED only once every node's part is in and its
+manifest is written; bad requests are refused with a message naming the field and leave
+the registry as it was; the registry outlives the controller; concurrent reports
+complete a snapshot exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import re
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the controller needs fastapi (the live extra)")
+pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (the dev extra)")
+pytest.importorskip("sqlalchemy", reason="the registry needs sqlalchemy (the live extra)")
+
+from fastapi.testclient import TestClient
+
+from snapshotlib.live import controller as controller_module
+from snapshotlib.live.controller import create_app
+from snapshotlib.live.registry import FINAL, STATUSES, Registry, RegistryError
+from snapshotlib.live.spec import ClusterSpec, NodeSpec, topology
+from snapshotlib.live.storage import (
+    StorageError,
+    StorageLocation,
+    parse_storage_uri,
+    read,
+    write_durable,
+)
+
+ID = re.compile(r"^snap-(\d{4})-[0-9a-f]{5}$")
+ISO_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+
+def number(snapshot_id: str) -> int:
+    """The running number in a snapshot id (and check the id's form)."""
+    match = ID.match(snapshot_id)
+    assert match, snapshot_id
+    return int(match.group(1))
+
+
+def make_spec(n: int = 3) -> ClusterSpec:
+    return ClusterSpec(
+        nodes=tuple(NodeSpec(f"P{i}", "127.0.0.1", i) for i in range(1, n + 1)),
+        channels=tuple((c.src, c.dst) for c in topology("complete", n).channels),
+    )
+
+
+@dataclass
+class FakeInitiate:
+    """Stands for the gRPC call: records each call, and raises ``fail`` if set."""
+
+    calls: list[tuple[NodeSpec, str, str]] = field(default_factory=list)
+    fail: Exception | None = None
+    delay_s: float = 0.0
+
+    async def __call__(self, node: NodeSpec, snapshot_id: str, storage_uri: str) -> None:
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        self.calls.append((node, snapshot_id, storage_uri))
+        if self.fail is not None:
+            raise self.fail
+
+
+@dataclass
+class Lab:
+    """A controller on a fresh registry file and storage directory."""
+
+    tmp: Path
+    spec: ClusterSpec
+    initiate: FakeInitiate
+    db_url: str
+    storage_uri: str
+    client: TestClient
+
+    @property
+    def storage(self) -> Path:
+        return self.tmp / "snaps"
+
+    def trigger(self, node: str = "P3", **body: Any) -> Any:
+        return self.client.post(
+            "/v1/snapshots/trigger",
+            json={"initiated_by_node_id": node, "snapshot_type": "full", **body},
+        )
+
+    def started(self, node: str = "P3", **body: Any) -> str:
+        answer = self.trigger(node, **body)
+        assert answer.status_code == 202, answer.text
+        return str(answer.json()["snapshot_id"])
+
+    def part(
+        self, snapshot_id: str, node: str, *, ok: bool = True, size: int = 0
+    ) -> dict[str, Any]:
+        """Write ``node``'s part of the snapshot (``size`` bytes), as the node would; its report."""
+        if not ok:
+            return {
+                "node_id": node,
+                "part_uri": "",
+                "size_bytes": 0,
+                "ok": False,
+                "error": f"{node}: disk full",
+            }
+        target = self.get(snapshot_id)["target_storage_uri"]
+        data = b"x" * size
+        uri = write_durable(parse_storage_uri(target), f"{snapshot_id}.{node}.json", data)
+        return {"node_id": node, "part_uri": uri, "size_bytes": size, "ok": True, "error": None}
+
+    def post(self, snapshot_id: str, report: dict[str, Any]) -> Any:
+        return self.client.post(f"/internal/v1/snapshots/{snapshot_id}/parts", json=report)
+
+    def report(self, snapshot_id: str, node: str, *, ok: bool = True, size: int = 0) -> Any:
+        """Write ``node``'s part and report it."""
+        return self.post(snapshot_id, self.part(snapshot_id, node, ok=ok, size=size))
+
+    def get(self, snapshot_id: str) -> dict[str, Any]:
+        answer = self.client.get(f"/v1/snapshots/{snapshot_id}")
+        assert answer.status_code == 200, answer.text
+        result: dict[str, Any] = answer.json()
+        return result
+
+    def registry_state(self) -> tuple[Any, ...]:
+        """Everything in the registry, read through a registry of its own."""
+        registry = Registry(self.db_url)
+        try:
+            rows = registry.list()
+            return tuple((r, registry.parts(r["snapshot_id"])) for r in rows)
+        finally:
+            registry.close()
+
+    def files(self) -> list[str]:
+        if not self.storage.exists():
+            return []
+        return sorted(str(p.relative_to(self.storage)) for p in self.storage.rglob("*"))
+
+
+@contextmanager
+def running(
+    tmp: Path, spec: ClusterSpec | None = None, initiate: FakeInitiate | None = None, **kw: Any
+) -> Iterator[Lab]:
+    """A controller on the registry file and storage directory in ``tmp``, running.
+
+    Opening it again on the same ``tmp`` is a controller restart.
+    """
+    spec = spec or make_spec()
+    initiate = initiate or FakeInitiate()
+    db_url = f"sqlite:///{tmp / 'registry.db'}"
+    storage_uri = (tmp / "snaps").as_uri() + "/"
+    app = create_app(spec, db_url, storage_uri, initiate=initiate, **kw)
+    with TestClient(app) as client:
+        yield Lab(tmp, spec, initiate, db_url, storage_uri, client)
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[Lab]:
+    with running(tmp_path) as lab:
+        yield lab
+
+
+def complete(lab: Lab, snapshot_id: str, size: int = 10) -> dict[str, Any]:
+    for node in lab.spec.ids:
+        answer = lab.report(snapshot_id, node, size=size)
+        assert answer.status_code == 200, answer.text
+    return lab.get(snapshot_id)
+
+
+# -------------------------------------------------------------------- trigger
+def test_trigger_answers_202_with_the_text_s_fields_and_asks_the_initiator(lab: Lab) -> None:
+    answer = lab.trigger("P3", target_storage_uri=lab.storage_uri)
+    assert answer.status_code == 202
+    body = answer.json()
+    assert set(body) == {"snapshot_id", "status", "initiated_at", "estimated_completion_ms"}
+    assert ID.match(body["snapshot_id"])
+    assert body["snapshot_id"].startswith("snap-0001-")
+    assert body["status"] == "INITIATED"
+    assert ISO_Z.match(body["initiated_at"])
+    assert body["estimated_completion_ms"] == 1000  # nothing completed yet
+    assert lab.initiate.calls == [(lab.spec.node("P3"), body["snapshot_id"], lab.storage_uri)]
+
+    got = lab.get(body["snapshot_id"])
+    assert got["status"] == "INITIATED"
+    assert got["initiated_by_node_id"] == "P3"
+    assert got["snapshot_type"] == "full"
+    assert got["initiated_at"] == body["initiated_at"]
+    assert got["nodes_completed"] == 0
+    assert got["checkpoint_manifest_uri"] is None
+    assert got["duration_ms"] is None
+
+
+def test_omitted_target_storage_uri_is_the_controller_s_default_and_uris_are_normalised(
+    lab: Lab, tmp_path: Path
+) -> None:
+    default = lab.started("P1")
+    assert lab.get(default)["target_storage_uri"] == lab.storage_uri
+    other = lab.started(
+        "P2", snapshot_type="incremental", target_storage_uri=f"file://{tmp_path}/b"
+    )
+    assert lab.get(other)["target_storage_uri"] == f"file://{tmp_path}/b/"
+    assert lab.get(other)["snapshot_type"] == "incremental"
+    assert lab.initiate.calls[1][2] == f"file://{tmp_path}/b/"
+    assert [number(s) for s in (default, other)] == [1, 2]
+
+
+# ------------------------------------------------------------------ completion
+def test_parts_from_every_node_complete_the_snapshot_with_its_manifest(lab: Lab) -> None:
+    sid = lab.started("P3")
+    time.sleep(0.02)  # a duration above zero
+
+    first = lab.report(sid, "P1", size=100)
+    assert first.status_code == 200
+    assert first.json() == {
+        "snapshot_id": sid,
+        "node_id": "P1",
+        "recorded": True,
+        "status": "IN_PROGRESS",
+        "error": None,
+    }
+    assert lab.get(sid)["nodes_completed"] == 1
+    assert lab.report(sid, "P2", size=200).json()["status"] == "IN_PROGRESS"
+    assert not (lab.storage / f"{sid}.json").exists()
+    last = lab.report(sid, "P3", size=300)
+    assert last.json()["status"] == "COMPLETED"
+
+    got = lab.get(sid)
+    assert got["status"] == "COMPLETED"
+    assert got["nodes_completed"] == 3
+    assert got["nodes_failed"] == 0
+    assert got["total_size_bytes"] == 600
+    assert isinstance(got["duration_ms"], int) and got["duration_ms"] >= 20
+    assert ISO_Z.match(got["completed_at"])
+    assert got["error"] is None
+
+    manifest_path = lab.storage / f"{sid}.json"
+    assert got["checkpoint_manifest_uri"] == manifest_path.as_uri()
+    manifest = json.loads(read(got["checkpoint_manifest_uri"]))
+    assert manifest["snapshot_id"] == sid
+    assert manifest["snapshot_type"] == "full"
+    assert manifest["initiated_by_node_id"] == "P3"
+    assert manifest["initiated_at"] == got["initiated_at"]
+    assert manifest["total_size_bytes"] == 600
+    assert manifest["total_money"] == lab.spec.total_money == 3000
+    assert [(p["node_id"], p["size_bytes"]) for p in manifest["parts"]] == [
+        ("P1", 100),
+        ("P2", 200),
+        ("P3", 300),
+    ]
+    for part in manifest["parts"]:
+        assert len(read(part["part_uri"])) == part["size_bytes"]
+    # no temporary files left beside the parts and the manifest
+    assert lab.files() == sorted([f"{sid}.json"] + [f"{sid}.P{i}.json" for i in (1, 2, 3)])
+
+
+def test_a_node_reporting_twice_keeps_its_first_report(lab: Lab) -> None:
+    sid = lab.started()
+    lab.report(sid, "P1", size=10)
+    again = lab.report(sid, "P1", size=99)
+    assert again.status_code == 200
+    assert again.json()["recorded"] is False
+    got = complete(lab, sid)
+    assert got["status"] == "COMPLETED"
+    manifest = json.loads(read(got["checkpoint_manifest_uri"]))
+    assert manifest["parts"][0] == {
+        "node_id": "P1",
+        "part_uri": (lab.storage / f"{sid}.P1.json").as_uri(),
+        "size_bytes": 10,
+    }
+    # a report after completion changes nothing
+    before = lab.registry_state()
+    assert lab.report(sid, "P2", size=5).json()["status"] == "COMPLETED"
+    assert lab.registry_state() == before
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        OSError(errno.ENOSPC, "No space left on device"),
+        StorageError("file:///snaps/x.json: could not write: No space left on device"),
+    ],
+    ids=["os-error", "storage-error"],
+)
+def test_no_manifest_no_completion(
+    lab: Lab, monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
+    def broken(location: StorageLocation, name: str, data: bytes) -> str:
+        raise failure
+
+    monkeypatch.setattr(controller_module, "write_durable", broken)
+    sid = lab.started()
+    lab.report(sid, "P1")
+    lab.report(sid, "P2")
+    last = lab.report(sid, "P3")
+    assert last.status_code == 200
+    assert last.json()["status"] == "FAILED"
+    assert "manifest" in last.json()["error"]
+    assert "No space left on device" in last.json()["error"]
+
+    got = lab.get(sid)
+    assert got["status"] == "FAILED"
+    assert got["checkpoint_manifest_uri"] is None
+    assert got["error"].startswith("manifest: ")
+    assert "No space left on device" in got["error"]
+    assert not (lab.storage / f"{sid}.json").exists()
+    assert lab.client.get("/v1/snapshots", params={"status": "COMPLETED"}).json() == {
+        "snapshots": []
+    }
+
+
+def test_every_completed_snapshot_has_its_manifest(lab: Lab) -> None:
+    sids = [lab.started(node) for node in ("P1", "P2", "P3")]
+    for sid in sids:
+        complete(lab, sid, size=7)
+    listed = lab.client.get("/v1/snapshots", params={"status": "COMPLETED"}).json()["snapshots"]
+    assert [s["snapshot_id"] for s in listed] == sids
+    for snapshot in listed:
+        manifest = json.loads(read(snapshot["checkpoint_manifest_uri"]))
+        assert manifest["snapshot_id"] == snapshot["snapshot_id"]
+        assert len(manifest["parts"]) == len(lab.spec.ids)
+
+
+def test_a_failed_part_fails_the_snapshot_without_a_manifest(lab: Lab) -> None:
+    sid = lab.started()
+    lab.report(sid, "P1", size=5)
+    failed = lab.report(sid, "P2", ok=False)
+    assert failed.status_code == 200
+    assert failed.json()["status"] == "FAILED"
+
+    got = lab.get(sid)
+    assert got["status"] == "FAILED"
+    assert got["nodes_failed"] == 1
+    assert got["nodes_completed"] == 1
+    assert "P2: disk full" in got["error"]
+    assert "P2: P2:" not in got["error"]
+    assert got["checkpoint_manifest_uri"] is None
+
+    # the last node's part still arrives: kept and counted, still FAILED, no manifest
+    late = lab.report(sid, "P3", size=5)
+    assert late.json()["status"] == "FAILED"
+    got = lab.get(sid)
+    assert (got["status"], got["nodes_completed"], got["nodes_failed"]) == ("FAILED", 2, 1)
+    assert not (lab.storage / f"{sid}.json").exists()
+
+
+def test_an_unreachable_initiator_answers_503_and_fails_the_snapshot(tmp_path: Path) -> None:
+    unreachable = FakeInitiate(fail=ConnectionRefusedError("connection refused"))
+    with running(tmp_path, initiate=unreachable) as lab:
+        answer = lab.trigger("P2")
+        assert answer.status_code == 503
+        detail = answer.json()["detail"]
+        assert "P2" in detail and "127.0.0.1:2" in detail and "connection refused" in detail
+        [(node, sid, _)] = unreachable.calls
+        assert node.id == "P2"
+        got = lab.get(sid)
+        assert got["status"] == "FAILED"
+        assert "connection refused" in got["error"]
+        failed = lab.client.get("/v1/snapshots", params={"status": "FAILED"}).json()
+        assert [s["snapshot_id"] for s in failed["snapshots"]] == [sid]
+
+
+def test_the_estimate_is_the_median_duration_of_recent_completed_snapshots(lab: Lab) -> None:
+    durations = []
+    for pause in (0.0, 0.03, 0.06):
+        sid = lab.started()
+        time.sleep(pause)
+        durations.append(complete(lab, sid)["duration_ms"])
+        answer = lab.trigger()
+        assert answer.json()["estimated_completion_ms"] == int(statistics.median(durations))
+        lab.report(answer.json()["snapshot_id"], "P1", ok=False)  # out of the estimate
+
+
+# ---------------------------------------------------------------- bad requests
+NODES = "P1, P2, P3"
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ({"initiated_by_node_id": "P9"}, ["initiated_by_node_id", "'P9'", NODES]),
+        ({"initiated_by_node_id": ""}, ["initiated_by_node_id", NODES]),
+        ({"initiated_by_node_id": 3}, ["initiated_by_node_id: must be a valid string, got 3"]),
+        (
+            {"snapshot_type": "partial"},
+            ["snapshot_type: must be 'full' or 'incremental', got 'partial'"],
+        ),
+        ({"snapshot_type": None}, ["snapshot_type: must be 'full' or 'incremental', got null"]),
+        ({"target_storage_uri": "snaps/dir/"}, ["target_storage_uri", "no scheme", "file:///"]),
+        ({"target_storage_uri": "file://snaps/dir/"}, ["target_storage_uri", "'snaps'"]),
+        ({"target_storage_uri": "file:snaps/dir"}, ["target_storage_uri", "absolute"]),
+        ({"target_storage_uri": "http://example.com/snaps/"}, ["target_storage_uri", "'http://'"]),
+        ({"target_storage_uri": "s3://bucket/prefix/"}, ["target_storage_uri", "not available"]),
+        ({"target_storage_uri": "s3:///prefix/"}, ["target_storage_uri", "bucket"]),
+        ({"target_storage_uri": ""}, ["target_storage_uri", "file:///"]),
+        ({"target_storage_uri": "file:///tmp/snaps?x=1"}, ["target_storage_uri", "query"]),
+        ({"target_storage_uri": "file://[::1/x"}, ["target_storage_uri"]),
+        ({"target_storage_uri": ["file:///tmp/"]}, ["target_storage_uri", "string"]),
+        ({"priority": "high"}, ["priority: not a field", "initiated_by_node_id, snapshot_type"]),
+    ],
+)
+def test_a_bad_trigger_names_the_field_and_changes_nothing(
+    lab: Lab, body: dict[str, Any], named: list[str]
+) -> None:
+    before = lab.registry_state()
+    answer = lab.client.post(
+        "/v1/snapshots/trigger",
+        json={"initiated_by_node_id": "P1", "snapshot_type": "full", **body},
+    )
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+    assert isinstance(detail, str)
+    for text in named:
+        assert text in detail
+    assert lab.registry_state() == before
+    assert lab.initiate.calls == []
+    assert lab.files() == []
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        ({"initiated_by_node_id": "P1"}, "snapshot_type: required"),
+        ([], "body: must be a JSON object, got a list"),
+        ("full", "body: must be a JSON object"),
+        (None, "body: required: a JSON object with initiated_by_node_id, snapshot_type"),
+        (b"{not json", "body: not valid JSON"),
+    ],
+    ids=["missing-field", "list", "string", "no-body", "not-json"],
+)
+def test_a_malformed_trigger_body_is_refused_in_words(lab: Lab, content: Any, named: str) -> None:
+    if isinstance(content, bytes):
+        answer = lab.client.post(
+            "/v1/snapshots/trigger", content=content, headers={"content-type": "application/json"}
+        )
+    elif content is None:
+        answer = lab.client.post("/v1/snapshots/trigger")
+    else:
+        answer = lab.client.post("/v1/snapshots/trigger", json=content)
+    assert answer.status_code == 422
+    assert named in answer.json()["detail"]
+    assert lab.registry_state() == ()
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "named"),
+    [
+        ({"node_id": "P9"}, 422, ["node_id: unknown node 'P9'", NODES]),
+        ({"node_id": 1}, 422, ["node_id"]),
+        ({"size_bytes": -1}, 422, ["size_bytes", "greater than or equal to 0"]),
+        ({"size_bytes": "12"}, 422, ["size_bytes", "integer"]),
+        ({"size_bytes": 1.5}, 422, ["size_bytes"]),
+        ({"ok": "yes"}, 422, ["ok", "boolean"]),
+        ({"ok": None}, 422, ["ok"]),
+        ({"part_uri": ""}, 422, ["part_uri", "required when ok is true"]),
+        ({"checksum": "abc"}, 422, ["checksum: not a field", "node_id, part_uri"]),
+    ],
+)
+def test_a_bad_part_report_names_the_field_and_changes_nothing(
+    lab: Lab, change: dict[str, Any], code: int, named: list[str]
+) -> None:
+    sid = lab.started()
+    before = lab.registry_state()
+    body = {"node_id": "P1", "part_uri": "file:///x/p1.json", "size_bytes": 1, "ok": True}
+    answer = lab.client.post(f"/internal/v1/snapshots/{sid}/parts", json={**body, **change})
+    assert answer.status_code == code, answer.text
+    for text in named:
+        assert text in answer.json()["detail"]
+    assert lab.registry_state() == before
+    assert lab.get(sid)["status"] == "INITIATED"
+
+
+def test_a_missing_ok_is_required(lab: Lab) -> None:
+    sid = lab.started()
+    answer = lab.client.post(f"/internal/v1/snapshots/{sid}/parts", json={"node_id": "P1"})
+    assert answer.status_code == 422
+    assert answer.json()["detail"] == "ok: required"
+
+
+def test_unknown_snapshots_are_404_naming_the_id(lab: Lab) -> None:
+    lab.started()
+    before = lab.registry_state()
+    for answer in (
+        lab.client.get("/v1/snapshots/snap-0042-abcde"),
+        lab.client.post(
+            "/internal/v1/snapshots/snap-0042-abcde/parts",
+            json={"node_id": "P1", "part_uri": "file:///x", "size_bytes": 1, "ok": True},
+        ),
+    ):
+        assert answer.status_code == 404
+        assert answer.json()["detail"].startswith("snapshot_id: no snapshot 'snap-0042-abcde'")
+    assert lab.registry_state() == before
+
+
+def test_an_unknown_status_filter_names_the_allowed_ones(lab: Lab) -> None:
+    answer = lab.client.get("/v1/snapshots", params={"status": "DONE"})
+    assert answer.status_code == 422
+    detail = answer.json()["detail"]
+    assert detail.startswith("status: ")
+    assert "'DONE'" in detail
+    for status in STATUSES:
+        assert f"'{status}'" in detail
+
+
+def test_a_bad_default_storage_uri_is_refused_at_start(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match=r"^storage_uri \(the default target_storage_uri\): "):
+        create_app(make_spec(), f"sqlite:///{tmp_path / 'r.db'}", "snaps/", initiate=FakeInitiate())
+
+
+def test_unknown_routes_and_methods_answer_json(lab: Lab) -> None:
+    assert lab.client.get("/v2/nothing").json() == {"detail": "Not Found"}
+    assert lab.client.delete("/v1/snapshots/snap-0001-abcde").status_code == 405
+
+
+# ------------------------------------------------------------ listing, cluster
+def test_the_list_is_oldest_first_and_filters_by_status(lab: Lab) -> None:
+    done = lab.started("P1")
+    complete(lab, done)
+    failed = lab.started("P2")
+    lab.report(failed, "P3", ok=False)
+    running_ = lab.started("P3")
+    lab.report(running_, "P1")
+    waiting = lab.started("P1")
+
+    every = lab.client.get("/v1/snapshots").json()["snapshots"]
+    assert [s["snapshot_id"] for s in every] == [done, failed, running_, waiting]
+    by_status = {
+        status: [
+            s["snapshot_id"]
+            for s in lab.client.get("/v1/snapshots", params={"status": status}).json()["snapshots"]
+        ]
+        for status in STATUSES
+    }
+    assert by_status == {
+        "INITIATED": [waiting],
+        "IN_PROGRESS": [running_],
+        "COMPLETED": [done],
+        "FAILED": [failed],
+    }
+
+
+def test_the_cluster_view(tmp_path: Path) -> None:
+    async def health() -> dict[str, str]:
+        return {"P1": "up", "P2": "down"}
+
+    with running(tmp_path, health=health) as lab:
+        view = lab.client.get("/v1/cluster").json()
+    assert view["nodes"] == [
+        {"id": "P1", "address": "127.0.0.1:1", "health": "up"},
+        {"id": "P2", "address": "127.0.0.1:2", "health": "down"},
+        {"id": "P3", "address": "127.0.0.1:3", "health": "unknown"},
+    ]
+    assert sorted(view["channels"]) == sorted(
+        f"P{a}->P{b}" for a in (1, 2, 3) for b in (1, 2, 3) if a != b
+    )
+    assert view["rate"] == 50.0
+    assert view["markers"] == "in-band"
+    assert view["total_money"] == 3000
+
+
+def test_without_a_health_probe_every_node_is_unknown(lab: Lab) -> None:
+    nodes = lab.client.get("/v1/cluster").json()["nodes"]
+    assert {n["health"] for n in nodes} == {"unknown"}
+
+
+def test_the_openapi_docs_are_served(lab: Lab) -> None:
+    assert lab.client.get("/docs").status_code == 200
+    paths = lab.client.get("/openapi.json").json()["paths"]
+    assert {"/v1/snapshots/trigger", "/v1/snapshots/{snapshot_id}", "/v1/cluster"} <= set(paths)
+
+
+# ------------------------------------------------------------------ restarts
+def test_the_registry_survives_a_controller_restart(tmp_path: Path) -> None:
+    with running(tmp_path) as first:
+        done = first.started("P1")
+        complete(first, done)
+        pending = first.started("P2")
+        first.report(pending, "P1", size=4)
+        before = first.registry_state()
+
+    with running(tmp_path) as second:
+        assert second.registry_state() == before
+        assert second.get(done)["status"] == "COMPLETED"
+        assert second.get(pending)["status"] == "IN_PROGRESS"
+        # the snapshot begun before the restart completes after it, with its duration
+        second.report(pending, "P2", size=4)
+        got = second.report(pending, "P3", size=4)
+        assert got.json()["status"] == "COMPLETED"
+        assert second.get(pending)["total_size_bytes"] == 12
+        assert second.get(pending)["duration_ms"] >= 0
+        # ids keep counting
+        assert second.started("P3").startswith("snap-0003-")
+
+
+# ---------------------------------------------------------------- concurrency
+def test_concurrent_triggers_and_reports_complete_each_snapshot_exactly_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifests: dict[str, int] = {}
+    counting = threading.Lock()
+
+    def counted(location: StorageLocation, name: str, data: bytes) -> str:
+        with counting:
+            manifests[name] = manifests.get(name, 0) + 1
+        return write_durable(location, name, data)
+
+    monkeypatch.setattr(controller_module, "write_durable", counted)
+    spec = make_spec(5)
+    with running(tmp_path, spec, FakeInitiate(delay_s=0.01)) as lab:
+        sids: list[str] = []
+
+        def trigger(node: str) -> None:
+            sid = lab.started(node)
+            with counting:
+                sids.append(sid)
+
+        run_together([partial(trigger, n) for n in spec.ids])
+        assert len(set(sids)) == 5
+        assert sorted(number(s) for s in sids) == [1, 2, 3, 4, 5]
+
+        # every node reports its part of every snapshot three times, all at once; the
+        # registry is slowed down so that reports overlap between recording a part and
+        # finding all parts in: without the lock, two reports would both write a manifest
+        reports = [(s, lab.part(s, n, size=3)) for s in sids for n in spec.ids]
+        slow_parts = Registry.parts
+
+        def parts(registry: Registry, snapshot_id: str) -> list[dict[str, Any]]:
+            time.sleep(0.02)
+            return slow_parts(registry, snapshot_id)
+
+        monkeypatch.setattr(Registry, "parts", parts)
+        answers: list[Any] = []
+
+        def report(sid: str, body: dict[str, Any]) -> None:
+            answer = lab.post(sid, body)
+            with counting:
+                answers.append(answer)
+
+        run_together([partial(report, s, body) for s, body in reports for _ in range(3)])
+        assert {a.status_code for a in answers} == {200}
+        # each node's part is recorded once per snapshot; the other reports are repeats
+        firsts = [a.json() for a in answers if a.json()["recorded"]]
+        assert sorted((a["snapshot_id"], a["node_id"]) for a in firsts) == sorted(
+            (s, n) for s in sids for n in spec.ids
+        )
+        assert manifests == {f"{sid}.json": 1 for sid in sids}
+        for sid in sids:
+            got = lab.get(sid)
+            assert got["status"] == "COMPLETED"
+            assert got["nodes_completed"] == 5
+            assert got["total_size_bytes"] == 15
+
+
+def run_together(jobs: list[Callable[[], object]]) -> None:
+    """Run each job in a thread of its own, all released at the same moment."""
+    start = threading.Barrier(len(jobs))
+    errors: list[BaseException] = []
+
+    def one(job: Callable[[], object]) -> None:
+        start.wait()
+        try:
+            job()
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=one, args=(job,)) for job in jobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+
+
+# ------------------------------------------------------- storage and registry
+@pytest.mark.parametrize(
+    ("uri", "path"),
+    [
+        ("file:///tmp/snaps/", "/tmp/snaps"),
+        ("file:///tmp/snaps", "/tmp/snaps"),
+        ("file://localhost/tmp/snaps/", "/tmp/snaps"),
+        ("file:///tmp/my%20snaps/", "/tmp/my snaps"),
+        ("FILE:///tmp/a/../snaps", "/tmp/snaps"),
+    ],
+)
+def test_file_uris_name_absolute_directories(uri: str, path: str) -> None:
+    location = parse_storage_uri(uri)
+    assert location.path == path
+    assert location.uri == Path(path).as_uri() + "/"
+    assert parse_storage_uri(location.uri) == location
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["", "   ", "snaps", "/tmp/snaps", "file:snaps", "file://snaps/", "ftp://h/x/", "s3://b/p/"],
+)
+def test_other_uris_are_refused_naming_the_field(uri: str) -> None:
+    with pytest.raises(StorageError, match=r"^target_storage_uri: "):
+        parse_storage_uri(uri)
+
+
+def test_write_durable_writes_whole_files_and_refuses_paths(tmp_path: Path) -> None:
+    location = parse_storage_uri((tmp_path / "a" / "b").as_uri())
+    uri = write_durable(location, "p.json", b"first")
+    assert uri == (tmp_path / "a" / "b" / "p.json").as_uri()
+    assert write_durable(location, "p.json", b"second") == uri
+    assert read(uri) == b"second"
+    assert sorted(p.name for p in (tmp_path / "a" / "b").iterdir()) == ["p.json"]
+    for name in ("", ".", "..", "../p.json", "a/b", "x..y"):
+        with pytest.raises(StorageError, match=r"^name: "):
+            write_durable(location, name, b"")
+    with pytest.raises(StorageError, match="could not read"):
+        read((tmp_path / "missing").as_uri())
+
+
+def test_write_durable_reports_os_errors_as_storage_errors(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    location = parse_storage_uri((tmp_path / "file" / "dir").as_uri())
+    with pytest.raises(StorageError, match="could not write"):
+        write_durable(location, "p.json", b"data")
+
+
+def test_the_registry_keeps_first_reports_and_first_finishers(tmp_path: Path) -> None:
+    registry = Registry(f"sqlite:///{tmp_path / 'r.db'}")
+    try:
+        assert registry.next_number() == 1
+        registry.create(
+            "snap-0001-aaaaa",
+            number=1,
+            snapshot_type="full",
+            initiated_by_node_id="P1",
+            target_storage_uri="file:///tmp/",
+            initiated_at="2026-05-23T08:12:00Z",
+            started_ns=1,
+        )
+        assert registry.next_number() == 2
+        with pytest.raises(RegistryError, match="already registered"):
+            registry.create(
+                "snap-0001-bbbbb",
+                number=1,
+                snapshot_type="full",
+                initiated_by_node_id="P1",
+                target_storage_uri="file:///tmp/",
+                initiated_at="2026-05-23T08:12:00Z",
+                started_ns=1,
+            )
+        part = {"part_uri": "file:///tmp/p", "ok": True, "error": None, "reported_at": "now"}
+        assert registry.record_part("snap-0001-aaaaa", "P1", size_bytes=1, **part)
+        assert not registry.record_part("snap-0001-aaaaa", "P1", size_bytes=2, **part)
+        assert [p["size_bytes"] for p in registry.parts("snap-0001-aaaaa")] == [1]
+        with pytest.raises(KeyError):
+            registry.record_part("snap-0009-zzzzz", "P1", size_bytes=1, **part)
+        assert registry.finish("snap-0001-aaaaa", "FAILED", error="first")
+        assert not registry.finish("snap-0001-aaaaa", "COMPLETED")
+        assert (registry.get("snap-0001-aaaaa") or {}).get("status") == "FAILED"
+        assert registry.list("FAILED")[0]["error"] == "first"
+        with pytest.raises(RegistryError, match=r"^status: "):
+            registry.list("DONE")
+        with pytest.raises(RegistryError, match=r"^status: "):
+            registry.finish("snap-0001-aaaaa", "IN_PROGRESS")
+        with pytest.raises(RegistryError, match=r"^fields: "):
+            registry.update("snap-0001-aaaaa", colour="red")
+        assert set(FINAL) < set(STATUSES)
+    finally:
+        registry.close()
+
+
+def test_a_bad_registry_url_is_refused_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(RegistryError, match=r"^registry_url: "):
+        Registry("not a url")
+    with pytest.raises(RegistryError, match=r"^registry_url: cannot open"):
+        Registry(f"sqlite:///{tmp_path / 'missing-dir' / 'r.db'}")

@@ -1,0 +1,135 @@
+"""``snapshotlib live up|trigger|status|check|down`` as a user types them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from live_support import require_live
+
+require_live()
+
+#: wall-time backstop for `live up` to print its address (processes starting on a busy
+#: machine); nothing is timed against it
+UP_BACKSTOP_S = 120
+
+
+def snapshotlib(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "snapshotlib", *args],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=UP_BACKSTOP_S,
+    )
+
+
+def processes_using(folder: Path) -> list[int]:
+    """Running processes whose command line names ``folder`` (a cluster's own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(folder) in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_up_trigger_check_status_down(tmp_path: Path) -> None:
+    folder = tmp_path / "cluster"
+    up = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "snapshotlib",
+            "live",
+            "up",
+            "--nodes",
+            "3",
+            "--rate",
+            "100",
+            "--workdir",
+            str(folder),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert up.stdout is not None
+        deadline = time.monotonic() + UP_BACKSTOP_S
+        printed = []
+        while time.monotonic() < deadline:
+            line = up.stdout.readline()
+            printed.append(line)
+            if "Ctrl-C" in line or not line:
+                break
+        text = "".join(printed)
+        assert "API:   http://127.0.0.1:" in text and "/docs" in text, text
+        assert len(processes_using(folder)) == 1 + 1 + 3  # up, the controller, the nodes
+
+        done = snapshotlib("live", "trigger", "--node", "P2", "--wait", "--workdir", str(folder))
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        assert answer["status"] == "COMPLETED" and answer["nodes_completed"] == 3
+        checked = snapshotlib("live", "check", answer["snapshot_id"], "--workdir", str(folder))
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "consistent" in checked.stdout and "money recorded 3000 of 3000" in checked.stdout
+        listed = json.loads(snapshotlib("live", "status", "--workdir", str(folder)).stdout)
+        assert [s["snapshot_id"] for s in listed["snapshots"]] == [answer["snapshot_id"]]
+
+        refused = snapshotlib("live", "trigger", "--node", "P7", "--workdir", str(folder))
+        assert refused.returncode == 2
+        assert "initiated_by_node_id" in refused.stderr and "P7" in refused.stderr
+        assert "Traceback" not in refused.stderr
+
+        down = snapshotlib("live", "down", "--workdir", str(folder))
+        assert down.returncode == 0, down.stderr
+        assert up.wait(timeout=60) == 0
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait()
+    assert processes_using(folder) == [], "no process of the cluster is left behind"
+
+
+def test_commands_without_a_cluster_say_how_to_start_one(tmp_path: Path) -> None:
+    for command in (["status"], ["trigger"], ["check", "snap-0001-aaaaa"]):
+        done = snapshotlib("live", *command, "--workdir", str(tmp_path))
+        assert done.returncode == 2
+        assert "no live cluster" in done.stderr and "snapshotlib live up" in done.stderr
+    down = snapshotlib("live", "down", "--workdir", str(tmp_path))
+    assert down.returncode == 2 and "no live cluster runs" in down.stderr
+
+
+def test_without_the_live_extra_the_command_names_it(tmp_path: Path) -> None:
+    # grpc blocked as if not installed
+    code = (
+        "import sys; sys.modules['grpc'] = None\n"
+        "from snapshotlib.cli import main\n"
+        f"sys.exit(main(['live', 'status', '--workdir', {str(tmp_path)!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ}
+    )
+    assert done.returncode == 2
+    assert "pip install 'snapshotlib[live]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("bad", [["--nodes", "1"], ["--topology", "star"], ["--rate", "0"]])
+def test_up_refuses_a_bad_cluster_in_one_line(tmp_path: Path, bad: list[str]) -> None:
+    done = snapshotlib("live", "up", *bad, "--workdir", str(tmp_path / "c"))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert processes_using(tmp_path) == []
