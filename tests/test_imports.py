@@ -49,7 +49,7 @@ CORE = [
 ADAPTERS = ("viz", "widgets", "spark", "cli", "live")
 #: the live lab's modules that need nothing but the standard library (a cluster's spec,
 #: a node's host, reading and checking its logs, checkpoint files)
-LIVE_PLAIN = ["spec", "host", "runlog", "storage"]
+LIVE_PLAIN = ["spec", "host", "runlog", "storage", "lifetime"]
 
 
 def module_name(path: Path) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .runlog import LiveCheck, assemble, causal_prefix, check_live_snapshot, read_logs, replay
+from .runlog import LiveCheck, assemble, causes_of, check_live_snapshot, read_logs, replay
 from .spec import ClusterSpec, NodeSpec, topology
 from .storage import read
 
@@ -155,6 +155,7 @@ class LiveCluster:
                 self.registry,
                 "--storage",
                 self.storage,
+                "--exit-with-parent",
             )
             self._wait_until(lambda: self._answers("/v1/cluster"), "the controller")
             for node in self.spec.nodes:
@@ -167,6 +168,7 @@ class LiveCluster:
                     node.id,
                     "--log-dir",
                     str(self.log_dir),
+                    "--exit-with-parent",
                 )
             self._wait_until(self._all_up, "the nodes")
         except BaseException:
@@ -251,8 +253,12 @@ class LiveCluster:
             raise LiveClusterError(f"{snapshot_id} is {status['status']}, not COMPLETED")
         manifest = json.loads(read(status["checkpoint_manifest_uri"]))
         parts = {part["node_id"]: json.loads(read(part["part_uri"])) for part in manifest["parts"]}
-        self._all_up()  # a node flushes its log when asked after its health
-        logs = causal_prefix(spec, read_logs(spec, self.log_dir))
+        # The causes of the parts' ends: a node's log up to its own part is on disk
+        # before the part is; later actions of it that another part depends on are
+        # written when asked for its health (or when it stopped).
+        upto = causes_of(spec, (p["done_clock"] for p in parts.values()))
+        self.health()
+        logs = read_logs(spec, self.log_dir, upto)
         sim = replay(spec, assemble(spec, logs))
         return check_live_snapshot(spec, parts, sim, snapshot_id)
 
@@ -281,18 +287,26 @@ class LiveCluster:
             return False
         return True
 
-    def _all_up(self) -> bool:
+    def health(self) -> dict[str, dict[str, int] | None]:
+        """Each node's balance and transfers sent and received so far (``None``: the
+        node does not answer). Asking also makes each node flush its log."""
         import grpc
 
         from .rpc import protos, services
 
+        answers: dict[str, dict[str, int] | None] = {}
         for node in self._spec().nodes:
             with grpc.insecure_channel(node.address) as channel:
                 try:
-                    services.NodeControlStub(channel).Health(protos.HealthRequest(), timeout=5)
+                    a = services.NodeControlStub(channel).Health(protos.HealthRequest(), timeout=5)
                 except grpc.RpcError:
-                    return False
-        return True
+                    answers[node.id] = None
+                    continue
+            answers[node.id] = {"balance": a.balance, "sent": a.sent, "received": a.received}
+        return answers
+
+    def _all_up(self) -> bool:
+        return all(answer is not None for answer in self.health().values())
 
     def _wait_until(self, ready: Any, what: str) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S

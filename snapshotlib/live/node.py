@@ -38,6 +38,7 @@ from ..algorithms.base import SnapshotError
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
 from .host import NodeHost
+from .lifetime import exit_with_parent
 from .rpc import protos, services
 from .spec import ClusterSpec, SpecError
 from .storage import StorageError, parse_storage_uri, write_durable
@@ -46,6 +47,10 @@ from .storage import StorageError, parse_storage_uri, write_durable
 MAX_SHARE = 0.05
 #: how often the log is flushed to disk (seconds)
 FLUSH_EVERY_S = 0.2
+#: transfers waiting to go out on one channel before the bank holds back (backpressure:
+#: a node sending faster than its neighbours take would otherwise queue without bound,
+#: and a marker would wait behind the whole queue)
+MAX_BACKLOG = 32
 
 
 class Node:
@@ -76,6 +81,8 @@ class Node:
         self._storage: dict[str, str] = {}
         #: per snapshot: this node's vector clock when it recorded its state
         self._clock_at_record: dict[str, list[int]] = {}
+        #: per snapshot: the action that completed this node's part, and the clock after it
+        self._done_at: dict[str, tuple[int, list[int]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.stopping = asyncio.Event()
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -178,11 +185,13 @@ class Node:
         if isinstance(event, StateRecorded):
             self._clock_at_record[event.snapshot_id] = list(self.clock)
         elif isinstance(event, PartDone):
+            self._done_at[event.snapshot_id] = (event.action, list(self.clock))
             self._spawn(self._finish_part(event.snapshot_id))
 
     async def _finish_part(self, snapshot_id: str) -> None:
         """Write this node's part durably, then tell the controller."""
         report: dict[str, Any] = {"node_id": self.me, "part_uri": "", "size_bytes": 0}
+        self.log.flush()  # the log up to the part is on disk before the part is
         try:
             data = json.dumps(self.part(snapshot_id), indent=1).encode()
             location = parse_storage_uri(self._storage.get(snapshot_id, ""))
@@ -191,19 +200,22 @@ class Node:
             report.update(part_uri=uri, size_bytes=len(data), ok=True, error=None)
         except (OSError, StorageError) as e:
             report.update(ok=False, error=f"{self.me}: {e}")
-        self.log.flush()
         await asyncio.to_thread(self._report, snapshot_id, report)
 
     def part(self, snapshot_id: str) -> dict[str, Any]:
         """This node's part of ``snapshot_id``: recorded balance and channel states."""
         rec = self.host.algorithm.records[snapshot_id]
         messages = self.host.messages
+        done_at, done_clock = self._done_at[snapshot_id]
         return {
             "snapshot_id": snapshot_id,
             "node_id": self.me,
             "balance": rec.states[self.me],
             "recorded_at_action": rec.red_from[self.me],
             "clock": self._clock_at_record.get(snapshot_id),
+            # the causal past of every part's completion is all a check needs to replay
+            "done_at_action": done_at,
+            "done_clock": done_clock,
             "channels": {
                 self._name(ch): [messages[m].payload for m in rec.channels.get(ch, [])]
                 for ch in self.host.input_channels(self.me)
@@ -248,6 +260,8 @@ class Node:
             balance = self.host.balance
             if balance > 0 and not self.host.paused and self.outputs:
                 channel = self.rng.choice(self.outputs)
+                if self._queues[channel].qsize() >= MAX_BACKLOG:
+                    continue  # the channel is backed up: this transfer is not made
                 self.send_transfer(channel, self.rng.randint(1, min(balance, largest)))
 
     async def _stream_out(self, channel: int) -> None:
@@ -327,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", type=Path, required=True, help="the cluster's spec (JSON)")
     parser.add_argument("--node", required=True, help="this node's name")
     parser.add_argument("--log-dir", type=Path, required=True, help="where its log goes")
+    parser.add_argument(
+        "--exit-with-parent", action="store_true", help="stop when the starting process is gone"
+    )
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -334,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"snapshotlib live node: {args.spec}: {e}", file=sys.stderr)
         return 2
+
+    if args.exit_with_parent:
+        exit_with_parent()
 
     async def serve() -> None:
         node = Node(spec, args.node, args.log_dir)

@@ -5,7 +5,9 @@ clock counts, for every node, how many of that node's actions happened before, s
 
 * the logs read so far may hold a receive whose send was not written yet (nodes flush
   at different moments); :func:`causal_prefix` keeps the largest prefix of each log in
-  which every action's causes are kept too;
+  which every action's causes are kept too, and :func:`causes_of` gives the prefixes a
+  set of events needs (a snapshot's check replays only the causes of its parts' ends,
+  however long the cluster has run since);
 * sorting the actions by the sum of their clock's entries is an order in which every
   cause comes before its effects: the run as one sequence of atomic actions
   (:func:`assemble`), which the engine's simulator replays with the same algorithm;
@@ -18,7 +20,9 @@ Standard library only.
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,28 +40,51 @@ class RunLogError(ValueError):
     """A node's log that cannot be read or replayed, naming the file and line."""
 
 
-def read_logs(spec: ClusterSpec, log_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every node's log lines, in order (a last line cut short by a crash is dropped)."""
+def read_logs(
+    spec: ClusterSpec, log_dir: Path, upto: dict[str, int] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Every node's log lines, in order; with ``upto``, only each node's first
+    ``upto[node]`` lines (:class:`RunLogError` if its log is shorter). A last line cut
+    short (the node was writing it) is dropped."""
     logs: dict[str, list[dict[str, Any]]] = {}
     for node in spec.ids:
         path = log_dir / f"{node}.jsonl"
+        limit = None if upto is None else upto[node]
         lines: list[dict[str, Any]] = []
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        rows = text.split("\n")
-        for number, row in enumerate(rows, 1):
-            if not row.strip():
-                continue
-            try:
-                line = json.loads(row)
-            except json.JSONDecodeError:
-                if number == len(rows):  # written in part when the log was read
+        with path.open(encoding="utf-8") if path.exists() else _empty() as rows:
+            for number, row in enumerate(rows, 1):
+                if limit is not None and len(lines) >= limit:
                     break
-                raise RunLogError(f"{path}, line {number}: not a JSON object") from None
-            if not isinstance(line, dict) or line.get("i") != len(lines):
-                raise RunLogError(f"{path}, line {number}: expected action {len(lines)}")
-            lines.append(line)
+                if not row.strip():
+                    continue
+                try:
+                    line = json.loads(row)
+                except json.JSONDecodeError:
+                    if not row.endswith("\n"):  # written in part when the log was read
+                        break
+                    raise RunLogError(f"{path}, line {number}: not a JSON object") from None
+                if not isinstance(line, dict) or line.get("i") != len(lines):
+                    raise RunLogError(f"{path}, line {number}: expected action {len(lines)}")
+                lines.append(line)
+        if limit is not None and len(lines) < limit:
+            raise RunLogError(f"{path}: {len(lines)} actions logged, {limit} needed")
         logs[node] = lines
     return logs
+
+
+def _empty() -> io.StringIO:
+    return io.StringIO("")
+
+
+def causes_of(spec: ClusterSpec, clocks: Iterable[Sequence[int]]) -> dict[str, int]:
+    """How many actions of each node the events with vector ``clocks`` have among their
+    causes (themselves included): the logs' prefixes that replay them, closed under
+    causes by construction."""
+    upto = dict.fromkeys(spec.ids, 0)
+    for clock in clocks:
+        for node, count in zip(spec.ids, clock, strict=True):
+            upto[node] = max(upto[node], count)
+    return upto
 
 
 def causal_prefix(

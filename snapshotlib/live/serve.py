@@ -21,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", type=Path, required=True, help="the cluster's spec (JSON)")
     parser.add_argument("--registry", required=True, help="registry URL, e.g. sqlite:////abs.db")
     parser.add_argument("--storage", required=True, help="default target_storage_uri")
+    parser.add_argument(
+        "--exit-with-parent", action="store_true", help="stop when the starting process is gone"
+    )
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -35,6 +38,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     import uvicorn
+
+    from .lifetime import exit_with_parent
+
+    if args.exit_with_parent:
+        exit_with_parent()
 
     from .controller import create_app
     from .rpc import health_over_grpc

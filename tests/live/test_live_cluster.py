@@ -9,9 +9,14 @@ which must be a consistent cut that conserves the money exactly.
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import signal
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +92,33 @@ def test_no_process_is_left_behind(tmp_path: Path) -> None:
     for pid in pids.values():  # nothing any of them started either
         with pytest.raises(ProcessLookupError):
             os.killpg(pid, 0)
+
+
+def test_a_cluster_whose_starter_is_killed_stops_by_itself(tmp_path: Path) -> None:
+    # the starting process dies without stopping anything (SIGKILL: no clean-up runs)
+    starter = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import json, sys, time\n"
+            "from snapshotlib.live import LiveCluster\n"
+            f"c = LiveCluster(3, rate=20.0, workdir={str(tmp_path)!r})\n"
+            "c.start()\n"
+            "print(json.dumps(c.pids), flush=True)\n"
+            "time.sleep(600)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert starter.stdout is not None
+    pids = json.loads(starter.stdout.readline())
+    assert len(pids) == 4 and all(alive(pid) for pid in pids.values())
+    starter.send_signal(signal.SIGKILL)
+    starter.wait()
+    deadline = time.monotonic() + 60  # a backstop; they notice within a second
+    while any(alive(pid) for pid in pids.values()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(pid) for pid in pids.values()), "every process stopped by itself"
 
 
 def test_a_bad_trigger_is_refused_naming_the_field_and_nothing_is_registered(
