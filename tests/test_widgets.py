@@ -880,3 +880,28 @@ def test_once_a_view_has_drawn_only_the_changes_are_sent() -> None:
     ex.step_once()
     assert view._widget_data is before, "the whole figure is not written again"
     assert view._widget_data != view._data
+
+
+def test_when_the_first_view_draws_the_whole_figure_is_sent_once_as_changes() -> None:
+    # A busy browser may draw the figure as it was when the widget opened (messages that
+    # came before its model existed there are dropped): the first view's report of its
+    # drawing brings the whole figure again, once.
+    ex = Explorer(TOKEN_RING)
+    for _ in range(3):
+        ex.step_once()
+    view = ex.spacetime_view
+    sent: list[tuple[str, object]] = []
+    names = ["_py2js_deleteTraces", "_py2js_addTraces", "_py2js_relayout"]
+    view.observe(lambda c: c["new"] is not None and sent.append((c["name"], c["new"])), names)
+    kept = list(view.data)
+
+    view._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": 0}  # the view drew
+    assert [name for name, _ in sent] == names
+    assert sent[1][1]["trace_data"] == view._data  # type: ignore[index]
+    assert sent[2][1]["relayout_data"]["title"] == view._layout_obj._props["title"]  # type: ignore[index]
+    assert all(a is b for a, b in zip(view.data, kept, strict=True)), "the figure is kept"
+
+    sent.clear()
+    view._js2py_layoutDelta = {"layout_delta": {}, "layout_edit_id": 0}  # its next report
+    view._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": 1}
+    assert sent == [], "once only"

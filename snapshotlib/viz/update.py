@@ -18,8 +18,10 @@ are lost, and the view draws an old or empty figure that later changes cannot me
 until a view of the widget reports that it has drawn (plotly's view sends its first
 ``_js2py_*`` message then), each update also writes the whole figure to the copy the
 browser draws from (as plotly does when a figure is displayed): a view drawn at any
-moment shows the figure as it is. Once one has drawn, the widget's JavaScript is loaded
-and the changes alone keep every view right, at a fraction of the cost.
+moment shows the figure as it is. When that first report comes, the whole figure is sent
+once more as changes (:func:`redraw`), in case the view drew before the latest copy
+arrived. From then on the widget's JavaScript is loaded and the changes alone keep every
+view right, at a fraction of the cost.
 """
 
 from __future__ import annotations
@@ -104,9 +106,27 @@ def _has_drawn(widget: Any) -> bool:
         setattr(widget, _DRAWN, False)
 
         def on_view_message(change: Mapping[str, Any]) -> None:
-            if change["new"] is not None:
+            if change["new"] is not None and not getattr(widget, _DRAWN):
                 setattr(widget, _DRAWN, True)
+                redraw(widget)
 
         widget.observe(on_view_message, names=["_js2py_traceDeltas", "_js2py_layoutDelta"])
         return False
     return bool(drawn)
+
+
+def redraw(widget: Any) -> None:
+    """Send the browser the whole figure as changes: every trace replaced, the layout set.
+
+    Done once, when the first view reports it has drawn. The browser drops a widget's
+    messages that arrive before its model exists there, and may draw a view from its
+    copy before the messages waiting behind the widget's code are applied: on a busy
+    machine a view could draw the figure as it was when the widget opened and never
+    catch up (the changes that follow are relative to what it missed). The Python
+    figure is left as it is; only the messages go.
+    """
+    traces = len(widget.data)
+    if traces:
+        widget._send_deleteTraces_msg(list(range(traces)))
+        widget._send_addTraces_msg(deepcopy(widget._data))
+    widget._send_relayout_msg(deepcopy(widget._layout_obj._props))
