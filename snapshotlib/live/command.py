@@ -72,6 +72,13 @@ def add_live_commands(sub: Any) -> None:
 
     p = commands.add_parser("check", help="the engine's checks of a completed snapshot")
     p.add_argument("snapshot_id")
+    p.add_argument("--shiviz", metavar="FILE", help="write the assembled run as a ShiViz log")
+    p.add_argument(
+        "--scenario",
+        metavar="FILE",
+        help="write the assembled run as a scenario (JSON), for the Explorer, the "
+        "CommutationStepper and `snapshotlib run`",
+    )
     workdir(p)
     p.set_defaults(func=cmd_check)
 
@@ -207,7 +214,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  the engine's replay records the same: {'yes' if check.same_as_engine else 'no'}")
     if check.reason:
         print(f"  {check.reason}")
+    if args.shiviz or args.scenario:
+        _write_run(check.simulator, args)
     return 0 if check.ok else 1
+
+
+def _write_run(sim: Any, args: argparse.Namespace) -> None:
+    """The assembled run, as a ShiViz log and as a scenario that replays it."""
+    from ..formats.record import recorded_scenario
+    from ..formats.shiviz import to_shiviz
+
+    try:
+        if args.shiviz:
+            Path(args.shiviz).write_text(to_shiviz(sim), encoding="utf-8")
+            print(f"  wrote {args.shiviz} (ShiViz)")
+        if args.scenario:
+            scenario = recorded_scenario(sim, name=f"live {args.snapshot_id}")
+            Path(args.scenario).write_text(json.dumps(scenario, indent=1), encoding="utf-8")
+            print(f"  wrote {args.scenario} (scenario)")
+    except OSError as e:
+        raise LiveCommandError(str(e)) from None
 
 
 def cmd_down(args: argparse.Namespace) -> int:

@@ -14,6 +14,10 @@ from live_support import require_live
 
 require_live()
 
+from snapshotlib.checks.verdict import snapshot_verdict  # noqa: E402
+from snapshotlib.formats.scenario import load_scenario, run_scenario  # noqa: E402
+from snapshotlib.widgets import CommutationStepper  # noqa: E402
+
 #: wall-time backstop for `live up` to print its address (processes starting on a busy
 #: machine); nothing is timed against it
 UP_BACKSTOP_S = 120
@@ -82,9 +86,20 @@ def test_up_trigger_check_status_down(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         answer = json.loads(done.stdout)
         assert answer["status"] == "COMPLETED" and answer["nodes_completed"] == 3
-        checked = snapshotlib("live", "check", answer["snapshot_id"], "--workdir", str(folder))
+        sid = answer["snapshot_id"]
+        shiviz, scenario = tmp_path / "run.log", tmp_path / "run.json"
+        checked = snapshotlib(
+            "live", "check", sid, "--shiviz", str(shiviz), "--scenario", str(scenario),
+            "--workdir", str(folder),
+        )  # fmt: skip
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert "consistent" in checked.stdout and "money recorded 3000 of 3000" in checked.stdout
+        # the assembled run, for ShiViz and for the engine's own tools
+        assert shiviz.read_text().startswith("(?<host>")
+        replayed = run_scenario(load_scenario(scenario))
+        assert sid in replayed.snapshot_ids()
+        assert snapshot_verdict(replayed, sid).ok
+        assert CommutationStepper(replayed, sid).sim is replayed
         listed = json.loads(snapshotlib("live", "status", "--workdir", str(folder)).stdout)
         assert [s["snapshot_id"] for s in listed["snapshots"]] == [answer["snapshot_id"]]
 
