@@ -143,6 +143,10 @@ class LiveCluster:
             seed=self.seed,
         )
         self.workdir.mkdir(parents=True, exist_ok=True)
+        # a folder of logs per start: a snapshot of an earlier run (the registry keeps
+        # them) is checked against the logs of its own run
+        runs = self.workdir / "logs"
+        self.log_dir = runs / f"run-{len(list(runs.glob('run-*'))) + 1:03d}"
         spec_file = self.workdir / "spec.json"
         spec_file.write_text(self.spec.to_json(), encoding="utf-8")
         try:
@@ -258,7 +262,11 @@ class LiveCluster:
         # written when asked for its health (or when it stopped).
         upto = causes_of(spec, (p["done_clock"] for p in parts.values()))
         self.health()
-        logs = read_logs(spec, self.log_dir, upto)
+        folders = {str(p.get("log_folder", "")) for p in parts.values()}
+        folder = folders.pop() if len(folders) == 1 else ""
+        if not folder or "/" in folder or folder.startswith("."):
+            raise LiveClusterError(f"{snapshot_id}: its parts do not name one run's logs")
+        logs = read_logs(spec, self.workdir / "logs" / folder, upto)
         sim = replay(spec, assemble(spec, logs))
         return check_live_snapshot(spec, parts, sim, snapshot_id)
 

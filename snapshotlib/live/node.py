@@ -87,6 +87,8 @@ class Node:
         self.stopping = asyncio.Event()
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log: IO[str] = (log_dir / f"{me}.jsonl").open("w", encoding="utf-8")
+        #: the log's folder, named in each part: a check reads the logs of that run
+        self.log_folder = log_dir.name
 
     # --------------------------------------------------------------- actions
     def _tick(self, merge: Any = ()) -> list[int]:
@@ -216,6 +218,7 @@ class Node:
             # the causal past of every part's completion is all a check needs to replay
             "done_at_action": done_at,
             "done_clock": done_clock,
+            "log_folder": self.log_folder,
             "channels": {
                 self._name(ch): [messages[m].payload for m in rec.channels.get(ch, [])]
                 for ch in self.host.input_channels(self.me)

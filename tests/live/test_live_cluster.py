@@ -142,3 +142,7 @@ def test_the_registry_keeps_the_snapshots_when_the_controller_restarts(tmp_path:
         assert restarted.status(sid) == before
         later = restarted.trigger("P1")
         assert later != sid and restarted.wait(later)["status"] == "COMPLETED"
+        # each is checked against the logs of the run that took it
+        assert restarted.check(later).ok
+        assert restarted.check(sid).ok, restarted.check(sid).reason
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["run-001", "run-002"]
