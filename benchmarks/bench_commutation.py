@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import platform
 import resource
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from machine_info import describe as describe_machine
 
 try:
     import snapshotlib  # noqa: F401
@@ -38,17 +39,6 @@ from snapshotlib.workloads import complete, random_execution
 
 STARTS = (0.05, 0.5)  # one snapshot early, one mid-way
 STARTS_IDS = tuple(f"s{k + 1}" for k in range(len(STARTS)))  # random_execution's ids
-
-
-def machine() -> str:
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        usable = os.cpu_count() or 0
-    return (
-        f"{platform.platform()}; {platform.python_implementation()} "
-        f"{platform.python_version()}; nproc {usable} (of {os.cpu_count()})"
-    )
 
 
 def peak_rss_mb() -> float:
@@ -97,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--big-repeats", type=int, default=1, help="runs for the large size")
     args = parser.parse_args(argv)
 
-    print(f"machine: {machine()}")
+    print(describe_machine())
     print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     print(
         f"workload: complete graph of {args.processes} processes, FIFO, tokens, "

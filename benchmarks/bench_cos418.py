@@ -26,8 +26,6 @@ import gc
 import hashlib
 import importlib.util
 import json
-import os
-import platform
 import re
 import resource
 import statistics
@@ -36,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from machine_info import describe as describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -81,7 +81,7 @@ def main() -> int:
     except RuntimeError as e:
         print(f"bench_cos418: {e}", file=sys.stderr)
         return 2
-    print(machine())
+    print(describe_machine())
     rows = []
     for name in WORKLOADS:
         repeats = args.repeats if name == "ring10" else args.complete_repeats
@@ -209,24 +209,6 @@ def child(name: str, out: Path, repeats: int, seed: int, workloads: Path) -> int
     }
     print(json.dumps(row))
     return 0
-
-
-def machine() -> str:
-    cpu = ""
-    try:
-        cpu = next(
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        )
-    except (OSError, StopIteration):
-        cpu = platform.processor()
-    nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return (
-        f"machine: {platform.platform()}; {cpu}; nproc {nproc}; load average {load}\n"
-        f"python: {platform.python_implementation()} {platform.python_version()}"
-    )
 
 
 def describe(r: dict) -> str:  # type: ignore[type-arg]

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import platform
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from machine_info import describe as describe_machine
 
 try:
     import snapshotlib  # noqa: F401
@@ -38,13 +38,6 @@ from snapshotlib.viz import dataflow_spec, registry_spec, update_in_place
 from snapshotlib.widgets import DataflowExplorer
 
 AIM_MS = 30.0
-
-
-def machine() -> str:
-    return (
-        f"{platform.platform()}; {platform.python_implementation()} "
-        f"{platform.python_version()}; nproc {os.cpu_count()}"
-    )
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -85,7 +78,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    print(f"machine: {machine()}")
+    print(describe_machine())
     cases = [
         ("word count 3x6 (10 ops, 24 channels)", word_count(sources=3, counters=6, records=80)),
         (

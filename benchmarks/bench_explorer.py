@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import platform
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from machine_info import describe as describe_machine
 
 try:
     import snapshotlib  # noqa: F401
@@ -35,13 +35,6 @@ from snapshotlib.widgets import Explorer
 from snapshotlib.workloads import actions_of, complete, random_execution, ring
 
 AIMS_MS = {10: 30.0, 100: 150.0}
-
-
-def machine() -> str:
-    return (
-        f"{platform.platform()}; {platform.python_implementation()} "
-        f"{platform.python_version()}; nproc {os.cpu_count()}"
-    )
 
 
 def measure(network: Network, steps: int, seed: int, drawn: bool = True) -> list[float]:
@@ -67,7 +60,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--undrawn", action="store_true", help="no view has drawn yet")
     args = parser.parse_args()
-    print(f"machine: {machine()}")
+    print(describe_machine())
     cases = [
         ("3 processes, complete", complete(3), 3),
         ("10 processes, complete (90 channels)", complete(10), 10),

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from machine_info import describe as describe_machine
 
 try:
     import snapshotlib  # noqa: F401
@@ -35,20 +35,6 @@ except ImportError:  # run from a checkout without `pip install -e .`
 from snapshotlib.live import LiveCluster
 
 WARM_UP_S = 2.0
-
-
-def machine() -> str:
-    try:
-        cpu = next(
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        )
-    except (OSError, StopIteration):
-        cpu = platform.processor()
-    nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"machine: {platform.platform()}; {cpu}; nproc {nproc}; load average {load}"
 
 
 def sent(cluster: LiveCluster) -> int:
@@ -106,8 +92,7 @@ def main() -> int:
         "--rate", type=float, default=100_000.0, help="transfers a node starts per second"
     )
     args = parser.parse_args()
-    print(machine())
-    print(f"python: {platform.python_implementation()} {platform.python_version()}")
+    print(describe_machine())
     header = (
         "nodes  transfers/s quiet  transfers/s during snapshots  ratio (aim >= 0.90)  "
         "snapshots  duration ms (median, max)  recorded bytes (median)  engine check"

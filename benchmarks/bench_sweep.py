@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from machine_info import describe as describe_machine
 
 try:
     import snapshotlib  # noqa: F401
@@ -53,17 +54,6 @@ def sweep_of(n: int) -> Sweep:
             ],
         },
         "bench",
-    )
-
-
-def machine() -> str:
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        usable = os.cpu_count() or 0
-    return (
-        f"{platform.platform()}; {platform.python_implementation()} "
-        f"{platform.python_version()}; nproc {usable} (of {os.cpu_count()})"
     )
 
 
@@ -94,7 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     sweep = sweep_of(args.n)
     n = len(sweep)
-    print(f"machine: {machine()}")
+    print(describe_machine())
     print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     print(f"sweep: {n} executions ({len(sweep.cells)} cells x {len(sweep.seeds)} seeds)")
     plain = plain_loop(sweep)
