@@ -87,7 +87,6 @@ class LiveCluster:
         self.seed = seed
         self.registry = registry or f"sqlite:///{self.workdir / 'registry.db'}"
         self.storage = storage or (self.workdir / "checkpoints").as_uri() + "/"
-        self.log_dir = self.workdir / "logs"
         self.spec: ClusterSpec | None = None
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
@@ -146,7 +145,7 @@ class LiveCluster:
         # a folder of logs per start: a snapshot of an earlier run (the registry keeps
         # them) is checked against the logs of its own run
         runs = self.workdir / "logs"
-        self.log_dir = runs / f"run-{len(list(runs.glob('run-*'))) + 1:03d}"
+        log_dir = runs / f"run-{len(list(runs.glob('run-*'))) + 1:03d}"
         spec_file = self.workdir / "spec.json"
         spec_file.write_text(self.spec.to_json(), encoding="utf-8")
         try:
@@ -171,7 +170,7 @@ class LiveCluster:
                     "--node",
                     node.id,
                     "--log-dir",
-                    str(self.log_dir),
+                    str(log_dir),
                     "--exit-with-parent",
                 )
             self._wait_until(self._all_up, "the nodes")

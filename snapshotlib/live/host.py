@@ -17,7 +17,7 @@ from typing import Any
 
 from ..algorithms.base import SnapshotAlgorithm
 from ..model import Network
-from ..trace import APP, MessageRecord, TraceEvent
+from ..trace import APP, MessageRecord, Trace, TraceEvent
 
 #: called with (channel index, local message id, control kind, snapshot id)
 Transmit = Callable[[int, int, str, str], None]
@@ -60,8 +60,9 @@ class NodeHost:
         self._on_event = on_event
         self._inputs = [network.channel_index(c) for c in network.inputs(me)]
         self._outputs = [network.channel_index(c) for c in network.outputs(me)]
-        #: every message this node sent or accepted, by local id
-        self.messages: list[MessageRecord] = []
+        # every message this node sent or accepted, by local id (a trace of its own,
+        # holding messages only: the node's actions are in its log)
+        self._trace = Trace()
         self._app_sent = [0] * len(network.channels)
         self._time = 0
         self.blocked: set[int] = set()
@@ -85,8 +86,13 @@ class NodeHost:
         self._require_me(process)
         return self.balance
 
+    @property
+    def messages(self) -> list[MessageRecord]:
+        """Every message this node sent or accepted, by local id."""
+        return self._trace.messages
+
     def message(self, message: int) -> MessageRecord:
-        return self.messages[message]
+        return self._trace.messages[message]
 
     def app_sent(self, channel: int) -> int:
         return self._app_sent[channel]
@@ -110,7 +116,7 @@ class NodeHost:
             raise NotImplementedError("a live node cannot overtake what its transport buffers")
         if channel not in self._outputs:
             raise ValueError(f"{self.me} cannot send on {self.network.channels[channel]}")
-        mid = self._new_message(channel, sent_by, kind, None, payload, tag)
+        mid = self._trace.add_message(channel, sent_by, kind, None, payload, tag)
         self._transmit(channel, mid, kind, tag or "")
         return mid
 
@@ -148,14 +154,14 @@ class NodeHost:
         action = self._next_action()
         self.balance -= amount
         self._app_sent[channel] += 1
-        return action, self._new_message(channel, action, APP, None, amount, None)
+        return action, self._trace.add_message(channel, action, APP, None, amount, None)
 
     def accept_transfer(self, channel: int, sent_by: int, amount: int) -> tuple[int, int]:
         """A transfer arrived on ``channel`` (``sent_by``: the sender's action, for the
         record): the algorithm hears it first (it may be recording the channel), then the
         balance grows. Returns (action, local message id)."""
         action = self._next_action()
-        mid = self._new_message(channel, sent_by, APP, None, amount, None)
+        mid = self._trace.add_message(channel, sent_by, APP, None, amount, None)
         if self.algorithm.listening[channel]:
             self.algorithm.on_app_receive(channel, mid)
         self.balance += amount
@@ -164,7 +170,7 @@ class NodeHost:
     def accept_control(self, channel: int, sent_by: int, kind: str, tag: str) -> int:
         """A marker (or other control message) arrived on ``channel``; returns the action."""
         action = self._next_action()
-        mid = self._new_message(channel, sent_by, kind, None, None, tag)
+        mid = self._trace.add_message(channel, sent_by, kind, None, None, tag)
         self.algorithm.on_control(self.me, channel, mid, action)
         return action
 
@@ -173,18 +179,6 @@ class NodeHost:
         action = self._time
         self._time += 1
         return action
-
-    def _new_message(
-        self,
-        channel: int,
-        sent_by: int,
-        kind: str,
-        label: str | None,
-        payload: Any,
-        tag: str | None,
-    ) -> int:
-        self.messages.append(MessageRecord(channel, sent_by, kind, label, payload, tag))
-        return len(self.messages) - 1
 
     def _require_me(self, process: str) -> None:
         if process != self.me:
