@@ -309,10 +309,12 @@ class _Controller:
         return None if row is None else str(row["status"])
 
     def report(self, snapshot_id: str, report: PartReport) -> PartAnswer:
-        self.snapshot(snapshot_id)
+        row = self.snapshot(snapshot_id)
         _node(self.spec, report.node_id, "node_id")
         if report.ok and not report.part_uri:
             raise HTTPException(422, "part_uri: the written part's URI is required when ok is true")
+        if report.ok:
+            _require_inside(report.part_uri, row["target_storage_uri"])
         with self._completion:
             recorded = self.registry.record_part(
                 snapshot_id,
@@ -494,6 +496,23 @@ def _node(spec: ClusterSpec, node_id: str, field: str) -> NodeSpec:
         raise HTTPException(
             422, f"{field}: unknown node {node_id!r}; expected one of {', '.join(spec.ids)}"
         ) from None
+
+
+def _require_inside(part_uri: str, target_storage_uri: str) -> None:
+    """A reported part must be a file directly in its snapshot's storage: the manifest
+    lists it, and a check reads it (the report comes over the network, from anyone)."""
+    location = parse_storage_uri(target_storage_uri)
+    name = part_uri.removeprefix(location.uri)
+    try:
+        inside = name != part_uri and location.file_uri(name) == part_uri
+    except StorageError:
+        inside = False
+    if not inside:
+        raise HTTPException(
+            422,
+            f"part_uri: a file directly in the snapshot's target_storage_uri "
+            f"{location.uri} expected, got {part_uri!r}",
+        )
 
 
 def _part_error(part: dict[str, Any]) -> str:

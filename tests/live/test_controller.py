@@ -464,6 +464,9 @@ def test_a_malformed_trigger_body_is_refused_in_words(lab: Lab, content: Any, na
         ({"ok": "yes"}, 422, ["ok", "boolean"]),
         ({"ok": None}, 422, ["ok"]),
         ({"part_uri": ""}, 422, ["part_uri", "required when ok is true"]),
+        # a report naming a file outside the snapshot's storage (which a check would read)
+        ({"part_uri": "file:///etc/passwd"}, 422, ["part_uri: a file directly in", "/etc/passwd"]),
+        ({"part_uri": "file:///x/p1.json"}, 422, ["part_uri: a file directly in"]),
         ({"checksum": "abc"}, 422, ["checksum: not a field", "node_id, part_uri"]),
     ],
 )
@@ -479,6 +482,19 @@ def test_a_bad_part_report_names_the_field_and_changes_nothing(
         assert text in answer.json()["detail"]
     assert lab.registry_state() == before
     assert lab.get(sid)["status"] == "INITIATED"
+
+
+@pytest.mark.parametrize("tail", ["../outside.json", "sub/p1.json", "%2e%2e/outside.json", ""])
+def test_a_part_outside_its_snapshot_s_storage_is_refused(lab: Lab, tail: str) -> None:
+    # an attacker on the network reporting a "part" anywhere the check would then read
+    sid = lab.started()
+    base = lab.get(sid)["target_storage_uri"]
+    before = lab.registry_state()
+    report = {"node_id": "P1", "part_uri": base + tail, "size_bytes": 1, "ok": True}
+    answer = lab.post(sid, report)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"].startswith("part_uri: a file directly in")
+    assert lab.registry_state() == before
 
 
 def test_a_missing_ok_is_required(lab: Lab) -> None:
