@@ -55,7 +55,7 @@ class LiveCluster:
 
     Parameters
     ----------
-    nodes, topology, rate, initial_money, seed
+    nodes, topology, rate, initial_money, seed, markers, marker_delay_ms
         The cluster (see :class:`~snapshotlib.live.spec.ClusterSpec`).
     workdir
         Where the spec, the logs, the registry and the checkpoints go (a new temporary
@@ -77,6 +77,8 @@ class LiveCluster:
         registry: str | None = None,
         storage: str | None = None,
         host: str = "127.0.0.1",
+        markers: str = "in-band",
+        marker_delay_ms: int = 0,
     ) -> None:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
         self.host = host
@@ -85,6 +87,8 @@ class LiveCluster:
         self.rate = rate
         self.initial_money = initial_money
         self.seed = seed
+        self.markers = markers
+        self.marker_delay_ms = marker_delay_ms
         self.registry = registry or f"sqlite:///{self.workdir / 'registry.db'}"
         self.storage = storage or (self.workdir / "checkpoints").as_uri() + "/"
         self.spec: ClusterSpec | None = None
@@ -138,6 +142,8 @@ class LiveCluster:
             channels=tuple((c.src, c.dst) for c in network.channels),
             initial_money=self.initial_money,
             rate=self.rate,
+            markers=self.markers,
+            marker_delay_ms=self.marker_delay_ms,
             controller=f"http://{self.host}:{free_port(self.host)}",
             seed=self.seed,
         )

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .spec import MARKER_MODES
+
 DEFAULT_WORKDIR = "snapshotlib-live"
 #: the file holding the process id of ``snapshotlib live up``
 UP_PID = "up.pid"
@@ -48,8 +50,19 @@ def add_live_commands(sub: Any) -> None:
         "--topology", choices=("complete", "ring", "random"), default="complete", help="(complete)"
     )
     p.add_argument("--rate", type=float, default=50.0, help="transfers per node per second (50)")
-    p.add_argument("--markers", choices=("in-band",), default="in-band",
-                   help="markers on each channel's ordered stream (in-band)")  # fmt: skip
+    p.add_argument(
+        "--markers",
+        choices=MARKER_MODES,
+        default="in-band",
+        help="in-band: on each channel's ordered stream (FIFO); out-of-band: the text's "
+        "SendMarker call on a connection of its own, which data can overtake (in-band)",
+    )
+    p.add_argument(
+        "--marker-delay-ms",
+        type=int,
+        default=0,
+        help="how long an out-of-band marker waits before it is sent (0)",
+    )
     p.add_argument("--money", type=int, default=1000, help="money each node starts with (1000)")
     p.add_argument("--registry", help="registry URL (default: SQLite in the workdir)")
     p.add_argument("--storage", help="default target_storage_uri (default: file:// in workdir)")
@@ -152,6 +165,8 @@ def cmd_up(args: argparse.Namespace) -> int:
             workdir=folder,
             registry=args.registry,
             storage=args.storage,
+            markers=args.markers,
+            marker_delay_ms=args.marker_delay_ms,
         )
     except ValueError as e:
         raise LiveCommandError(str(e)) from None
@@ -169,7 +184,9 @@ def cmd_up(args: argparse.Namespace) -> int:
         except (cluster_module.LiveClusterError, ValueError) as e:
             raise LiveCommandError(str(e)) from None
         pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
-        print(f"live cluster of {args.nodes} nodes ({args.topology}) up")
+        late = f", {args.marker_delay_ms} ms late" if args.marker_delay_ms else ""
+        shape = f"{args.topology}, markers {args.markers}{late}"
+        print(f"live cluster of {args.nodes} nodes ({shape}) up")
         print(f"  API:   {cluster.url}   (docs: {cluster.url}/docs)")
         print(f"  files: {folder}")
         print("  snapshotlib live trigger | status | check ID | down;  Ctrl-C stops it", flush=True)

@@ -121,6 +121,7 @@ class ClusterView(BaseModel):
     channels: list[str]
     rate: float
     markers: str
+    marker_delay_ms: int
     total_money: int
 
 
@@ -246,6 +247,7 @@ def create_app(
             channels=[f"{src}->{dst}" for src, dst in spec.channels],
             rate=spec.rate,
             markers=spec.markers,
+            marker_delay_ms=spec.marker_delay_ms,
             total_money=spec.total_money,
         )
 

@@ -5,9 +5,13 @@ Run as ``python -m snapshotlib.live.node --spec SPEC.json --node P1 --log-dir DI
 
 The node serves gRPC on its address: ``ChannelService.Open`` takes the stream of each
 input channel, ``NodeControl`` takes the controller's ``Initiate`` and ``Health``. It
-opens one stream per output channel and writes every transfer and marker on it in the
-order it sent them, so channels are FIFO. Between them it sends money to random
-neighbours at the cluster's rate.
+opens one stream per output channel and writes every transfer on it in the order it
+sent them. Markers go on that stream too by default (``markers="in-band"``), so
+channels are FIFO. With ``markers="out-of-band"`` a marker is the system-design text's
+``SnapshotService.SendMarker`` call instead, on a connection of its own, after the
+spec's ``marker_delay_ms``: transfers sent meanwhile overtake it, and the snapshots it
+yields can be inconsistent (the check names how). Between them the node sends money to
+random neighbours at the cluster's rate.
 
 Everything runs on one asyncio loop, so the algorithm sees one action at a time, as in
 the simulator. Every action (send, receive, marker, initiate) is one line of the node's
@@ -29,6 +33,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -51,6 +56,9 @@ FLUSH_EVERY_S = 0.2
 #: a node sending faster than its neighbours take would otherwise queue without bound,
 #: and a marker would wait behind the whole queue)
 MAX_BACKLOG = 32
+#: call metadata of an out-of-band marker: the sender's vector clock, where parts go
+CLOCK_KEY = "x-snapshotlib-clock"
+STORAGE_KEY = "x-snapshotlib-target-storage-uri-bin"  # "-bin": any bytes, not only ASCII
 
 
 class Node:
@@ -84,6 +92,8 @@ class Node:
         #: per snapshot: the action that completed this node's part, and the clock after it
         self._done_at: dict[str, tuple[int, list[int]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: out-of-band markers: a gRPC channel per output channel, apart from its stream
+        self._marker_links: dict[int, grpc.aio.Channel] = {}
         self.stopping = asyncio.Event()
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log: IO[str] = (log_dir / f"{me}.jsonl").open("w", encoding="utf-8")
@@ -124,9 +134,7 @@ class Node:
 
     def accept(self, envelope: Any) -> None:
         """Take one envelope from an input stream (in the order it was sent)."""
-        channel = self._in_by_sender.get(envelope.sender_node_id)
-        if channel is None:
-            raise SpecError(f"{self.me} has no channel from {envelope.sender_node_id!r}")
+        channel = self.input_from(envelope.sender_node_id)
         body = envelope.WhichOneof("body")
         if body == "transfer":
             amount = envelope.transfer.amount
@@ -143,15 +151,34 @@ class Node:
                 }
             )
         elif body == "marker":
-            sid = envelope.marker.snapshot_id
-            if envelope.target_storage_uri:
-                self._storage.setdefault(sid, envelope.target_storage_uri)
-            self._tick(envelope.clock)
-            # logged before the algorithm runs: the markers it sends come after it
-            self._write(
-                {"i": self.host.time, "kind": "marker", "ch": self._name(channel), "snapshot": sid}
+            self.accept_marker(
+                channel, envelope.marker.snapshot_id, envelope.clock, envelope.target_storage_uri
             )
-            self.host.accept_control(channel, -1, MARKER, sid)
+
+    def accept_marker(
+        self, channel: int, snapshot_id: str, clock: Sequence[int], storage_uri: str
+    ) -> None:
+        """Take a marker of ``snapshot_id`` from input ``channel``, sent at ``clock``."""
+        if storage_uri:
+            self._storage.setdefault(snapshot_id, storage_uri)
+        self._tick(clock)
+        # logged before the algorithm runs: the markers it sends come after it
+        self._write(
+            {
+                "i": self.host.time,
+                "kind": "marker",
+                "ch": self._name(channel),
+                "snapshot": snapshot_id,
+            }
+        )
+        self.host.accept_control(channel, -1, MARKER, snapshot_id)
+
+    def input_from(self, sender: str) -> int:
+        """The input channel from node ``sender``; :class:`SpecError` if there is none."""
+        channel = self._in_by_sender.get(sender)
+        if channel is None:
+            raise SpecError(f"{self.me} has no channel from {sender!r}")
+        return channel
 
     def initiate(self, snapshot_id: str, storage_uri: str) -> str:
         """Start ``snapshot_id`` here; the reason when it cannot be started, else ``""``."""
@@ -172,16 +199,42 @@ class Node:
 
     # ------------------------------------------------- what the algorithm does
     def _transmit_control(self, channel: int, message: int, kind: str, tag: str) -> None:
+        marker = protos.MarkerRequest(
+            snapshot_id=tag, sender_node_id=self.me, timestamp_ns=time.time_ns()
+        )
+        storage_uri = self._storage.get(tag, "")
+        if self.spec.markers == "out-of-band":
+            self._spawn(self._send_marker(channel, marker, list(self.clock), storage_uri))
+            return
         self._queues[channel].put_nowait(
             protos.Envelope(
                 sender_node_id=self.me,
                 clock=self.clock,
-                marker=protos.MarkerRequest(
-                    snapshot_id=tag, sender_node_id=self.me, timestamp_ns=time.time_ns()
-                ),
-                target_storage_uri=self._storage.get(tag, ""),
+                marker=marker,
+                target_storage_uri=storage_uri,
             )
         )
+
+    async def _send_marker(
+        self, channel: int, marker: Any, clock: list[int], storage_uri: str
+    ) -> None:
+        """The text's ``SendMarker`` call, after the spec's delay, on the marker link.
+
+        ``MarkerRequest`` is the text's message, field for field; what the lab needs
+        besides (the sender's vector clock, where the parts go) rides in the call's
+        metadata.
+        """
+        await asyncio.sleep(self.spec.marker_delay_ms / 1000)
+        metadata = (
+            (CLOCK_KEY, ",".join(map(str, clock))),
+            (STORAGE_KEY, storage_uri.encode()),
+        )
+        stub = services.SnapshotServiceStub(self._marker_links[channel])
+        try:
+            await stub.SendMarker(marker, metadata=metadata, wait_for_ready=True)
+        except grpc.aio.AioRpcError as e:
+            dst = self.network.channels[channel].dst
+            print(f"{self.me}: marker {marker.snapshot_id} to {dst} lost: {e}", file=sys.stderr)
 
     def _on_event(self, event: TraceEvent) -> None:
         if isinstance(event, StateRecorded):
@@ -291,8 +344,19 @@ class Node:
     async def run(self) -> None:
         """Serve, stream and send money until :attr:`stopping` is set."""
         self._queues = {ch: asyncio.Queue() for ch in self.outputs}
+        if self.spec.markers == "out-of-band":
+            # a subchannel pool of its own per link: gRPC would otherwise carry the
+            # markers on the data stream's TCP connection, in the same HTTP/2 session
+            self._marker_links = {
+                ch: grpc.aio.insecure_channel(
+                    self.spec.node(self.network.channels[ch].dst).address,
+                    options=[("grpc.use_local_subchannel_pool", 1)],
+                )
+                for ch in self.outputs
+            }
         server = grpc.aio.server()
         services.add_ChannelServiceServicer_to_server(_Channels(self), server)
+        services.add_SnapshotServiceServicer_to_server(_Markers(self), server)
         services.add_NodeControlServicer_to_server(_Control(self), server)
         address = self.spec.node(self.me).address
         if server.add_insecure_port(address) == 0:
@@ -307,6 +371,8 @@ class Node:
         for task in [*streams, *helpers, *self._tasks]:
             task.cancel()
         await server.stop(grace=1.0)
+        for link in self._marker_links.values():
+            await link.close()
         self.log.flush()
         self.log.close()
 
@@ -321,6 +387,31 @@ class _Channels(services.ChannelServiceServicer):  # type: ignore[misc,name-defi
             self.node.accept(envelope)
             count += 1
         return protos.StreamClosed(received=count)
+
+
+class _Markers(services.SnapshotServiceServicer):  # type: ignore[misc,name-defined]
+    """The text's ``SnapshotService``: out-of-band markers arrive here."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+
+    async def SendMarker(self, request: Any, context: Any) -> Any:
+        if self.node.spec.markers != "out-of-band":
+            # a marker beside the stream would break the FIFO order the check relies on
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "markers travel in band in this cluster"
+            )
+        metadata = dict(context.invocation_metadata() or ())
+        try:
+            channel = self.node.input_from(request.sender_node_id)
+            clock = [int(c) for c in str(metadata.get(CLOCK_KEY, "")).split(",")]
+            if len(clock) != len(self.node.spec.nodes):
+                raise ValueError(f"{CLOCK_KEY}: {len(self.node.spec.nodes)} entries expected")
+        except (SpecError, ValueError) as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        storage_uri = bytes(metadata.get(STORAGE_KEY, b"")).decode(errors="replace")
+        self.node.accept_marker(channel, request.snapshot_id, clock, storage_uri)
+        return protos.MarkerResponse(accepted=True)
 
 
 class _Control(services.NodeControlServicer):  # type: ignore[misc,name-defined]

@@ -11,6 +11,8 @@ clock counts, for every node, how many of that node's actions happened before, s
 * sorting the actions by the sum of their clock's entries is an order in which every
   cause comes before its effects: the run as one sequence of atomic actions
   (:func:`assemble`), which the engine's simulator replays with the same algorithm;
+  where markers travel out of band, channels are not FIFO, and each delivery names the
+  message the node took (by the transfer's channel and number, or the marker's snapshot);
 * the snapshot the engine records on that replay must be the one the nodes recorded
   (:func:`check_live_snapshot` compares them), and the engine's checks decide whether
   it is a consistent cut that conserves money.
@@ -114,19 +116,73 @@ def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[A
     lines = [(sum(line["clock"]), position[n], line) for n in spec.ids for line in logs[n]]
     lines.sort(key=lambda x: (x[0], x[1]))
     actions: list[Action] = []
+    markers: list[str | None] = []  # per action: the snapshot of a delivered marker
     for _, p, line in lines:
         node = spec.ids[p]
-        kind = line["kind"]
-        if kind == "send":
-            channel = Channel.parse(line["ch"])
-            actions.append(Send(channel.src, channel.dst, line["amount"], label=_label(line)))
-        elif kind in ("receive", "marker"):
-            actions.append(Deliver(Channel.parse(line["ch"]), label=_label(line)))
-        elif kind == "initiate":
-            actions.append(StartSnapshot(node, line["snapshot"]))
-        else:
-            raise RunLogError(f"{node}'s log, action {line['i']}: unknown kind {kind!r}")
-    return actions
+        try:
+            actions.append(_action(node, line))
+            markers.append(str(line["snapshot"]) if line["kind"] == "marker" else None)
+        except KeyError as e:
+            raise RunLogError(f"{node}'s log, action {line['i']}: no {e.args[0]!r}") from None
+        except ValueError as e:
+            raise RunLogError(f"{node}'s log, action {line['i']}: {e}") from None
+    if spec.network().fifo:
+        return actions
+    return _name_messages(spec, actions, markers)
+
+
+def _action(node: str, line: dict[str, Any]) -> Action:
+    """The engine's action for one line of ``node``'s log."""
+    kind = line["kind"]
+    if kind == "send":
+        channel = Channel.parse(line["ch"])
+        return Send(channel.src, channel.dst, line["amount"], label=_label(line))
+    if kind in ("receive", "marker"):
+        return Deliver(Channel.parse(line["ch"]), label=_label(line))
+    if kind == "initiate":
+        return StartSnapshot(node, line["snapshot"])
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+def _name_messages(
+    spec: ClusterSpec, actions: list[Action], markers: list[str | None]
+) -> list[Action]:
+    """``actions`` with each delivery naming the message it takes, as a non-FIFO channel
+    needs: the transfer with the logged label, or the marker of the logged snapshot.
+
+    Message ids are the engine's, known only as it runs: the run is replayed to read
+    them (the markers are its algorithm's own).
+    """
+    sim = _simulator(spec)
+    named: list[Action] = []
+    for n, (action, snapshot) in enumerate(zip(actions, markers, strict=True)):
+        if isinstance(action, Deliver):
+            channel = sim.network.channel_index(action.channel)
+            message = _in_flight(sim, channel, action.label, snapshot)
+            if message is None:
+                what = f"the marker of {snapshot}" if snapshot else f"transfer {action.label}"
+                raise RunLogError(
+                    f"assembled action {n}: {action.channel.dst} accepted {what}, "
+                    f"which is not in flight on {action.channel}"
+                )
+            action = Deliver(action.channel, message=message, label=action.label)
+        _step(sim, n, action)
+        named.append(action)
+    return named
+
+
+def _in_flight(sim: Simulator, channel: int, label: str | None, snapshot: str | None) -> int | None:
+    """The id of the message on ``channel`` with send ``label`` (a transfer), or of the
+    marker of ``snapshot``; ``None`` if no such message is in flight."""
+    messages = sim.trace.messages
+    for message in sim.queues[channel]:
+        record = messages[message]
+        if snapshot is None:
+            if record.kind == APP and record.label == label:
+                return message
+        elif record.kind != APP and record.tag == snapshot:
+            return message
+    return None
 
 
 def _label(line: dict[str, Any]) -> str | None:
@@ -138,20 +194,12 @@ def _label(line: dict[str, Any]) -> str | None:
 def replay(spec: ClusterSpec, actions: list[Action]) -> Simulator:
     """The engine's run of ``actions`` (the bank, the engine's Chandy–Lamport).
 
-    :class:`RunLogError` when a delivery does not take what the node accepted: the
-    channel was not FIFO, or the logs disagree.
+    :class:`RunLogError` when a delivery does not take what the node accepted: a
+    channel the spec says is FIFO was not, or the logs disagree.
     """
-    sim = Simulator(
-        spec.network(),
-        "bank",
-        dict.fromkeys(spec.ids, spec.initial_money),
-        ChandyLamport,
-    )
+    sim = _simulator(spec)
     for n, action in enumerate(actions):
-        try:
-            sim.step(action)
-        except ActionError as e:
-            raise RunLogError(f"assembled action {n} ({action}): {e}") from None
+        _step(sim, n, action)
         if isinstance(action, Deliver):
             record = sim.trace.actions[-1]
             message = sim.trace.messages[record.message]
@@ -163,6 +211,19 @@ def replay(spec: ClusterSpec, actions: list[Action]) -> Simulator:
                     f"{'a transfer' if action.label else 'a marker'}"
                 )
     return sim
+
+
+def _simulator(spec: ClusterSpec) -> Simulator:
+    return Simulator(
+        spec.network(), "bank", dict.fromkeys(spec.ids, spec.initial_money), ChandyLamport
+    )
+
+
+def _step(sim: Simulator, n: int, action: Action) -> None:
+    try:
+        sim.step(action)
+    except ActionError as e:
+        raise RunLogError(f"assembled action {n} ({action}): {e}") from None
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from ..workloads import complete, max_extra_edges, random_strongly_connected, ri
 
 #: the topologies ``--topology`` offers
 TOPOLOGIES = ("complete", "ring", "random")
-#: where markers travel: on the channel's own ordered stream (the text's separate
-#: ``SendMarker`` call, out of band, is declared in the protocol but not run yet)
-MARKER_MODES = ("in-band",)
+#: where markers travel: on the channel's own ordered stream, or (the system-design
+#: text's literal design) as a ``SendMarker`` call on a connection of their own
+MARKER_MODES = ("in-band", "out-of-band")
 
 
 class SpecError(ValueError):
@@ -55,7 +55,8 @@ class ClusterSpec:
     markers
         ``"in-band"`` (markers on the channel's stream: FIFO holds) or ``"out-of-band"``.
     marker_delay_ms
-        Extra delay before an out-of-band marker is sent (to show it overtaking data).
+        How long an out-of-band marker waits before it is sent, in milliseconds: data
+        sent meanwhile overtakes it, as on a slow or congested marker connection.
     controller
         The controller's base URL (``http://host:port``), where nodes report.
     seed
@@ -78,6 +79,14 @@ class ClusterSpec:
             raise SpecError(f"nodes: names repeat in {ids}")
         if self.markers not in MARKER_MODES:
             raise SpecError(f"markers: {self.markers!r} is not one of {', '.join(MARKER_MODES)}")
+        if isinstance(self.marker_delay_ms, bool) or not isinstance(self.marker_delay_ms, int):
+            raise SpecError(f"marker_delay_ms: a whole number, got {self.marker_delay_ms!r}")
+        if self.marker_delay_ms < 0:
+            raise SpecError(f"marker_delay_ms: at least 0, got {self.marker_delay_ms}")
+        if self.marker_delay_ms and self.markers != "out-of-band":
+            # an in-band marker waits behind the data on its stream: a delay would hold
+            # the whole channel, not let data overtake it
+            raise SpecError("marker_delay_ms: only markers out-of-band are delayed")
         if isinstance(self.initial_money, bool) or not isinstance(self.initial_money, int):
             raise SpecError(f"initial_money: a whole number, got {self.initial_money!r}")
         if self.initial_money < 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -146,3 +147,62 @@ def test_the_registry_keeps_the_snapshots_when_the_controller_restarts(tmp_path:
         assert restarted.check(later).ok
         assert restarted.check(sid).ok, restarted.check(sid).reason
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["run-001", "run-002"]
+
+
+def test_out_of_band_markers_make_inconsistent_snapshots_that_the_check_names(
+    tmp_path: Path,
+) -> None:
+    # The system-design text's SendMarker on a connection of its own, 300 ms late: the
+    # transfers a node sends after recording reach their receiver before its marker.
+    with LiveCluster(
+        3, rate=100.0, markers="out-of-band", marker_delay_ms=300, workdir=tmp_path
+    ) as cluster:
+        taken = [cluster.trigger("P1"), cluster.trigger("P2")]
+        checks = []
+        for sid in taken:
+            assert cluster.wait(sid)["status"] == "COMPLETED"
+            checks.append(cluster.check(sid))
+        # the replay takes the very messages the nodes took, and so records what they did
+        assert all(c.same_as_engine for c in checks), [c.differences for c in checks]
+        inconsistent = [c for c in checks if not c.verdict.ok]
+        assert inconsistent, "transfers overtook markers late by 300 ms"
+        for check in inconsistent:  # the check names a message the snapshot got wrong
+            assert check.reason is not None
+            assert re.match(r"message P\d->P\d#\d+ ", check.reason), check.reason
+
+
+@pytest.mark.parametrize("markers", ["in-band", "out-of-band"])
+def test_a_forged_marker_call_is_refused_and_the_node_goes_on(tmp_path: Path, markers: str) -> None:
+    import grpc
+
+    from snapshotlib.live.rpc import protos, services
+
+    with LiveCluster(2, rate=20.0, markers=markers, workdir=tmp_path) as cluster:
+        assert cluster.spec is not None
+        address = cluster.spec.node("P1").address
+        forged = [
+            (protos.MarkerRequest(snapshot_id="s", sender_node_id="P9"), ()),  # no channel
+            (protos.MarkerRequest(snapshot_id="s", sender_node_id="P2"), ()),  # no clock
+            (
+                protos.MarkerRequest(snapshot_id="s", sender_node_id="P2"),
+                (("x-snapshotlib-clock", "1,x"),),
+            ),
+        ]
+        expected = (
+            grpc.StatusCode.INVALID_ARGUMENT
+            if markers == "out-of-band"
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+        with grpc.insecure_channel(address) as link:
+            stub = services.SnapshotServiceStub(link)
+            for request, metadata in forged:
+                with pytest.raises(grpc.RpcError) as refused:
+                    stub.SendMarker(request, metadata=metadata, timeout=30)
+                assert refused.value.code() == expected, refused.value.details()
+        assert all(h is not None for h in cluster.health().values())
+        sid = cluster.trigger("P1")
+        assert cluster.wait(sid)["status"] == "COMPLETED"
+        assert "s" not in {
+            s["snapshot_id"] for s in cluster.request("GET", "/v1/snapshots")["snapshots"]
+        }
+        assert cluster.check(sid).ok
