@@ -9,21 +9,33 @@ through the cluster in each window, their ratio (the text promises no pause: the
 at least 90 %), the snapshots' durations (median and largest, from the registry), their
 recorded size, and whether every snapshot passed the engine's check.
 
+Then what a snapshot records against the sizing arithmetic of lessons 07b and 09
+(:class:`~snapshotlib.course.sizing.Sizing`: every recorded channel holds ``rate ×
+delay`` records while markers are held up ``delay``). A cluster of ``--sizing-nodes``
+holds every marker up ``--delays`` milliseconds, in band (what follows a marker on its
+channel waits behind it) and out of band (the text's ``SendMarker``: data overtakes
+it); for each, snapshots are taken in turn and the transfers recorded in the
+initiator's part and in the other nodes' parts are set beside what ``Sizing`` predicts
+from the per-channel rate measured just before (with no marker held up), with how many
+snapshots the engine's check passed.
+
 Every process of a cluster shares this machine's cores, so the figures say what one
 machine sustains, not what a cluster of machines would; the machine is printed first.
 
-    python3 benchmarks/bench_live.py [--sizes 5 20] [--seconds 5]
+    python3 benchmarks/bench_live.py [--sizes 5 20] [--seconds 5] [--delays 100 300 1000]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from machine_info import describe as describe_machine
 
@@ -32,7 +44,9 @@ try:
 except ImportError:  # run from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from snapshotlib.course.sizing import Sizing
 from snapshotlib.live import LiveCluster
+from snapshotlib.live.storage import read
 
 WARM_UP_S = 2.0
 
@@ -84,6 +98,77 @@ def measure(n: int, rate: float, seconds: float) -> dict[str, object]:
         }
 
 
+def recorded_transfers(cluster: LiveCluster, snapshot_id: str) -> dict[str, int]:
+    """How many transfers each node's part of ``snapshot_id`` recorded on its channels."""
+    manifest = json.loads(read(cluster.status(snapshot_id)["checkpoint_manifest_uri"]))
+    parts = [json.loads(read(p["part_uri"])) for p in manifest["parts"]]
+    return {p["node_id"]: sum(len(a) for a in p["channels"].values()) for p in parts}
+
+
+def sizing_rows(n: int, rate: float, delays: list[int], snapshots: int) -> list[dict[str, Any]]:
+    """Recorded transfers against :class:`Sizing` per marker mode and delay (see the
+    module docstring)."""
+    rows = []
+    for markers, delay in itertools.product(("in-band", "out-of-band"), delays):
+        with (
+            tempfile.TemporaryDirectory(prefix="bench-live-sizing-") as folder,
+            LiveCluster(
+                n, "complete", rate=rate, workdir=folder, markers=markers,
+                marker_delay_ms=delay,
+            ) as cluster,
+        ):  # fmt: skip
+            assert cluster.spec is not None
+            channels = len(cluster.spec.channels)
+            time.sleep(WARM_UP_S)
+            # the rate before any marker: a held-up marker slows the channels it holds
+            before, t0 = sent(cluster), time.perf_counter()
+            time.sleep(WARM_UP_S)
+            per_channel = (sent(cluster) - before) / (time.perf_counter() - t0) / channels
+            initiator, others, passed = [], [], 0
+            for k in range(snapshots):
+                node = cluster.spec.ids[k % n]
+                sid = cluster.trigger(node)
+                if cluster.wait(sid, timeout=120)["status"] != "COMPLETED":
+                    raise RuntimeError(f"{sid} did not complete")
+                counts = recorded_transfers(cluster, sid)
+                initiator.append(counts.pop(node))
+                others.extend(counts.values())
+                passed += cluster.check(sid).ok
+        model = Sizing(nodes=n, rate=per_channel, record_bytes=1, delay=delay / 1000)
+        rows.append(
+            {
+                "markers": markers,
+                "passed": f"{passed}/{snapshots}",
+                "delay": delay,
+                "per_channel": per_channel,
+                "initiator": statistics.median(initiator),
+                "initiator_model": model.initiator_bytes,
+                "other": statistics.median(others),
+                "other_model": model.other_node_bytes,
+            }
+        )
+    return rows
+
+
+def print_sizing(n: int, rate: float, delays: list[int], snapshots: int) -> None:
+    print(f"\nrecorded transfers (median per part) against Sizing: {n} nodes, complete")
+    header = (
+        "markers      delay ms  transfers/s per channel  initiator: recorded  Sizing  ratio  "
+        "other node: recorded  Sizing  ratio  engine check"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in sizing_rows(n, rate, delays, snapshots):
+        print(
+            f"{r['markers']:<11}  {r['delay']:>8,.0f}  {r['per_channel']:>23,.1f}  "
+            f"{r['initiator']:>19,.0f}  "
+            f"{r['initiator_model']:>6,.0f}  {r['initiator'] / r['initiator_model']:>5.2f}  "
+            f"{r['other']:>20,.0f}  {r['other_model']:>6,.0f}  "
+            f"{r['other'] / r['other_model']:>5.2f}  {r['passed']:>7} pass",
+            flush=True,
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5, 20])
@@ -91,6 +176,15 @@ def main() -> int:
     parser.add_argument(
         "--rate", type=float, default=100_000.0, help="transfers a node starts per second"
     )
+    parser.add_argument(
+        "--delays", type=int, nargs="*", default=[100, 300, 1000],
+        help="out-of-band marker delays (ms) for the sizing table; none: skip it",
+    )  # fmt: skip
+    parser.add_argument("--sizing-nodes", type=int, default=5)
+    parser.add_argument(
+        "--sizing-rate", type=float, default=200.0, help="transfers a node starts per second"
+    )
+    parser.add_argument("--sizing-snapshots", type=int, default=5, help="per delay")
     args = parser.parse_args()
     print(describe_machine())
     header = (
@@ -110,6 +204,8 @@ def main() -> int:
             flush=True,
         )
         ok = ok and bool(r["all_ok"])
+    if args.delays:
+        print_sizing(args.sizing_nodes, args.sizing_rate, args.delays, args.sizing_snapshots)
     return 0 if ok else 1
 
 

@@ -61,7 +61,8 @@ def add_live_commands(sub: Any) -> None:
         "--marker-delay-ms",
         type=int,
         default=0,
-        help="how long an out-of-band marker waits before it is sent (0)",
+        help="hold every marker up this long: in band, what follows it on its channel "
+        "waits too; out of band, data overtakes it (0)",
     )
     p.add_argument("--money", type=int, default=1000, help="money each node starts with (1000)")
     p.add_argument("--registry", help="registry URL (default: SQLite in the workdir)")

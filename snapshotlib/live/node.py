@@ -7,7 +7,8 @@ The node serves gRPC on its address: ``ChannelService.Open`` takes the stream of
 input channel, ``NodeControl`` takes the controller's ``Initiate`` and ``Health``. It
 opens one stream per output channel and writes every transfer on it in the order it
 sent them. Markers go on that stream too by default (``markers="in-band"``), so
-channels are FIFO. With ``markers="out-of-band"`` a marker is the system-design text's
+channels are FIFO (a ``marker_delay_ms`` holds a marker, and what follows it, up on its
+stream). With ``markers="out-of-band"`` a marker is the system-design text's
 ``SnapshotService.SendMarker`` call instead, on a connection of its own, after the
 spec's ``marker_delay_ms``: transfers sent meanwhile overtake it, and the snapshots it
 yields can be inconsistent (the check names how). Between them the node sends money to
@@ -325,11 +326,15 @@ class Node:
         queue = self._queues[channel]
         address = self.spec.node(self.network.channels[channel].dst).address
 
+        held_up = self.spec.marker_delay_ms / 1000
+
         async def envelopes() -> Any:
             while True:
                 envelope = await queue.get()
                 if envelope is None:
                     return
+                if held_up and envelope.HasField("marker"):
+                    await asyncio.sleep(held_up)  # what follows on the channel waits too
                 yield envelope
 
         async with grpc.aio.insecure_channel(address) as link:

@@ -55,8 +55,10 @@ class ClusterSpec:
     markers
         ``"in-band"`` (markers on the channel's stream: FIFO holds) or ``"out-of-band"``.
     marker_delay_ms
-        How long an out-of-band marker waits before it is sent, in milliseconds: data
-        sent meanwhile overtakes it, as on a slow or congested marker connection.
+        How long each marker is held up before it goes out, in milliseconds. In band,
+        what is sent after it on its channel waits behind it (FIFO holds: a slow marker
+        on a shared connection); out of band, data sent meanwhile overtakes it (a slow
+        marker connection).
     controller
         The controller's base URL (``http://host:port``), where nodes report.
     seed
@@ -83,10 +85,6 @@ class ClusterSpec:
             raise SpecError(f"marker_delay_ms: a whole number, got {self.marker_delay_ms!r}")
         if self.marker_delay_ms < 0:
             raise SpecError(f"marker_delay_ms: at least 0, got {self.marker_delay_ms}")
-        if self.marker_delay_ms and self.markers != "out-of-band":
-            # an in-band marker waits behind the data on its stream: a delay would hold
-            # the whole channel, not let data overtake it
-            raise SpecError("marker_delay_ms: only markers out-of-band are delayed")
         if isinstance(self.initial_money, bool) or not isinstance(self.initial_money, int):
             raise SpecError(f"initial_money: a whole number, got {self.initial_money!r}")
         if self.initial_money < 0:

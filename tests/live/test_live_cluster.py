@@ -171,6 +171,18 @@ def test_out_of_band_markers_make_inconsistent_snapshots_that_the_check_names(
             assert re.match(r"message P\d->P\d#\d+ ", check.reason), check.reason
 
 
+def test_markers_held_up_in_band_still_make_consistent_snapshots(tmp_path: Path) -> None:
+    # the same delay as above, on the channel's own stream: what follows a marker waits
+    with LiveCluster(3, rate=100.0, marker_delay_ms=300, workdir=tmp_path) as cluster:
+        taken = [cluster.trigger("P1"), cluster.trigger("P2")]
+        for sid in taken:
+            answer = cluster.wait(sid)
+            assert answer["status"] == "COMPLETED"
+            assert answer["duration_ms"] >= 2 * 300  # a marker out, then one back
+            check = cluster.check(sid)
+            assert check.ok, check.reason
+
+
 @pytest.mark.parametrize("markers", ["in-band", "out-of-band"])
 def test_a_forged_marker_call_is_refused_and_the_node_goes_on(tmp_path: Path, markers: str) -> None:
     import grpc

@@ -144,7 +144,7 @@ def test_without_the_live_extra_the_command_names_it(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [["--nodes", "1"], ["--topology", "star"], ["--rate", "0"], ["--marker-delay-ms", "50"]],
+    [["--nodes", "1"], ["--topology", "star"], ["--rate", "0"], ["--marker-delay-ms", "-5"]],
 )
 def test_up_refuses_a_bad_cluster_in_one_line(tmp_path: Path, bad: list[str]) -> None:
     done = snapshotlib("live", "up", *bad, "--workdir", str(tmp_path / "c"))

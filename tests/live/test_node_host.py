@@ -284,8 +284,6 @@ def test_a_spec_is_refused_naming_the_field() -> None:
     node = NodeSpec("P1", "127.0.0.1", 1)
     with pytest.raises(SpecError, match=r"^markers: 'sideways' is not one of in-band, out-of"):
         ClusterSpec(nodes=(node, NodeSpec("P2", "h", 2)), channels=(), markers="sideways")
-    with pytest.raises(SpecError, match=r"^marker_delay_ms: only markers out-of-band"):
-        ClusterSpec(nodes=(node, NodeSpec("P2", "h", 2)), channels=(), marker_delay_ms=5)
     with pytest.raises(SpecError, match=r"^marker_delay_ms: at least 0"):
         ClusterSpec(nodes=(node, NodeSpec("P2", "h", 2)), channels=(), markers="out-of-band",
                     marker_delay_ms=-1)  # fmt: skip
