@@ -301,8 +301,9 @@ class LiveCluster:
         return True
 
     def health(self) -> dict[str, dict[str, int] | None]:
-        """Each node's balance and transfers sent and received so far (``None``: the
-        node does not answer). Asking also makes each node flush its log."""
+        """Each node's balance, transfers sent and received so far, and output streams
+        open of all (``None``: the node does not answer). Asking also makes each node
+        flush its log."""
         import grpc
 
         from .rpc import protos, services
@@ -315,11 +316,22 @@ class LiveCluster:
                 except grpc.RpcError:
                     answers[node.id] = None
                     continue
-            answers[node.id] = {"balance": a.balance, "sent": a.sent, "received": a.received}
+            answers[node.id] = {
+                "balance": a.balance,
+                "sent": a.sent,
+                "received": a.received,
+                "streams_open": a.streams_open,
+                "streams": a.streams,
+            }
         return answers
 
     def _all_up(self) -> bool:
-        return all(answer is not None for answer in self.health().values())
+        """Every node answers, with every output stream open (a snapshot triggered
+        earlier would find channels still connecting)."""
+        return all(
+            answer is not None and answer["streams_open"] == answer["streams"]
+            for answer in self.health().values()
+        )
 
     def _wait_until(self, ready: Any, what: str) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -57,6 +57,10 @@ FLUSH_EVERY_S = 0.2
 #: a node sending faster than its neighbours take would otherwise queue without bound,
 #: and a marker would wait behind the whole queue)
 MAX_BACKLOG = 32
+#: gRPC's reconnection backoff starts at 1 s and grows to 2 min: a node started before
+#: its neighbours listen would keep its streams down for seconds, and then a marker on
+#: a fresh out-of-band connection overtakes everything queued on them
+LINK_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 1000))
 #: call metadata of an out-of-band marker: the sender's vector clock, where parts go
 CLOCK_KEY = "x-snapshotlib-clock"
 STORAGE_KEY = "x-snapshotlib-target-storage-uri-bin"  # "-bin": any bytes, not only ASCII
@@ -86,6 +90,7 @@ class Node:
         self._seq_out = dict.fromkeys(self.outputs, 0)
         self.received = 0
         self.sent = 0
+        self.streams_open = 0
         #: where each snapshot's parts go, once this node knows
         self._storage: dict[str, str] = {}
         #: per snapshot: this node's vector clock when it recorded its state
@@ -337,8 +342,9 @@ class Node:
                     await asyncio.sleep(held_up)  # what follows on the channel waits too
                 yield envelope
 
-        async with grpc.aio.insecure_channel(address) as link:
+        async with grpc.aio.insecure_channel(address, options=LINK_OPTIONS) as link:
             await link.channel_ready()
+            self.streams_open += 1
             await services.ChannelServiceStub(link).Open(envelopes(), wait_for_ready=True)
 
     async def _flush_log(self) -> None:
@@ -355,7 +361,7 @@ class Node:
             self._marker_links = {
                 ch: grpc.aio.insecure_channel(
                     self.spec.node(self.network.channels[ch].dst).address,
-                    options=[("grpc.use_local_subchannel_pool", 1)],
+                    options=[*LINK_OPTIONS, ("grpc.use_local_subchannel_pool", 1)],
                 )
                 for ch in self.outputs
             }
@@ -431,7 +437,12 @@ class _Control(services.NodeControlServicer):  # type: ignore[misc,name-defined]
         node = self.node
         node.log.flush()  # a reader asking after the node's state reads its log next
         return protos.HealthResponse(
-            node_id=node.me, balance=node.host.balance, sent=node.sent, received=node.received
+            node_id=node.me,
+            balance=node.host.balance,
+            sent=node.sent,
+            received=node.received,
+            streams_open=node.streams_open,
+            streams=len(node.outputs),
         )
 
 

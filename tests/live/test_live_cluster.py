@@ -89,6 +89,11 @@ def test_no_process_is_left_behind(tmp_path: Path) -> None:
         pids = cluster.pids
         assert set(pids) == {"controller", "P1", "P2", "P3"}
         assert all(alive(pid) for pid in pids.values())
+        # started means every channel is connected, not only every node listening
+        health = cluster.health()
+        assert all(
+            h is not None and h["streams_open"] == h["streams"] == 2 for h in health.values()
+        )
     assert not any(alive(pid) for pid in pids.values()), "every process has exited"
     for pid in pids.values():  # nothing any of them started either
         with pytest.raises(ProcessLookupError):
