@@ -1,8 +1,10 @@
 """The snapshot registry: what the controller knows about each snapshot and its parts.
 
 Written on SQLAlchemy Core, so the same statements run on SQLite (the default, one file
-next to the cluster) and on PostgreSQL. Every method is one transaction: a crash leaves
-each row as it was before the call or as the call left it, never half-written.
+next to the cluster) and on PostgreSQL (``postgresql+psycopg://user@host:port/database``,
+with the ``psycopg`` driver of the ``live`` extra). Every method is one transaction: a
+crash leaves each row as it was before the call or as the call left it, never
+half-written.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from sqlalchemy import (
     event,
     func,
     select,
+    text,
     update,
 )
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
@@ -59,8 +62,9 @@ snapshots_table = Table(
     Column("completed_at", String(32)),
     Column("duration_ms", BigInteger),
     Column("total_size_bytes", BigInteger),
-    Column("nodes_completed", Integer, nullable=False, default=0),
-    Column("nodes_failed", Integer, nullable=False, default=0),
+    # defaults in the table too, for rows written by other tools (psql, a migration)
+    Column("nodes_completed", Integer, nullable=False, default=0, server_default=text("0")),
+    Column("nodes_failed", Integer, nullable=False, default=0, server_default=text("0")),
     Column("checkpoint_manifest_uri", Text),
     # why a FAILED snapshot failed
     Column("error", Text),
@@ -81,6 +85,14 @@ parts_table = Table(
 #: columns :meth:`Registry.update` may set
 UPDATABLE = frozenset(c.name for c in snapshots_table.columns) - {"snapshot_id", "number"}
 
+#: the driver a ``postgresql://`` URL that names none gets (see :func:`_engine_url`)
+POSTGRES_DRIVER: Final = "psycopg"
+#: seconds to wait for a PostgreSQL server to accept a connection, unless the URL sets
+#: ``connect_timeout``: an unreachable host is reported instead of hanging the controller
+CONNECT_TIMEOUT_S: Final = 10
+#: key of the advisory lock under which the tables are created on PostgreSQL
+_SCHEMA_LOCK: Final = 0x736E6170  # "snap"
+
 
 class RegistryError(ValueError):
     """A registry that cannot be opened, or a call with a wrong argument, naming it."""
@@ -96,26 +108,25 @@ class Registry:
 
     def __init__(self, url: str) -> None:
         try:
-            parsed = make_url(url)
-            if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
-                # one shared connection, or each thread would see its own empty database
-                self._engine = create_engine(
-                    parsed, poolclass=StaticPool, connect_args={"check_same_thread": False}
-                )
-            else:
-                self._engine = create_engine(parsed)
-        except (ArgumentError, NoSuchModuleError) as e:
+            parsed = _engine_url(make_url(url))
+        except ArgumentError as e:
             raise RegistryError(
-                f"registry_url: expected a database URL such as sqlite:////abs/registry.db, "
-                f"got {url!r} ({e})"
+                f"registry_url: expected a database URL such as sqlite:////abs/registry.db "
+                f"or postgresql+psycopg://user@host:5432/database, got {url!r} ({e})"
             ) from None
+        # the URL as shown in messages: never its password
+        shown = parsed.render_as_string(hide_password=True)
+        self._engine = _create_engine(parsed, shown)
         if self._engine.dialect.name == "sqlite":
             event.listen(self._engine, "connect", _sqlite_pragmas)
         try:
-            metadata.create_all(self._engine)
+            with self._engine.begin() as conn:
+                _create_tables(conn)
         except SQLAlchemyError as e:
             self._engine.dispose()
-            raise RegistryError(f"registry_url: cannot open {url!r}: {_reason(e)}") from None
+            raise RegistryError(
+                f"registry_url: cannot open {shown!r}: {_reason(e)}{_advice(parsed)}"
+            ) from None
         self.url = url
 
     @property
@@ -198,7 +209,7 @@ class Registry:
                 f"fields: {', '.join(unknown)} cannot be set "
                 f"(columns: {', '.join(sorted(UPDATABLE))})"
             )
-        values = dict(fields)
+        values = {k: _storable(v) if isinstance(v, str) else v for k, v in fields.items()}
         if status is not None:
             values["status"] = _check_status(status)
         if not values:
@@ -264,7 +275,7 @@ class Registry:
             "part_uri": part_uri,
             "size_bytes": size_bytes,
             "ok": ok,
-            "error": error,
+            "error": None if error is None else _storable(error),
             "reported_at": reported_at,
         }
         try:
@@ -300,6 +311,81 @@ class Registry:
             return [dict(row._mapping) for row in conn.execute(query)]
 
 
+def _engine_url(url: URL) -> URL:
+    """``url`` with the driver this package installs for PostgreSQL when it names none.
+
+    SQLAlchemy reads a bare ``postgresql://`` as ``postgresql+psycopg2://``, the older
+    driver, which the ``live`` extra does not install; ``psycopg`` (version 3) is the one
+    it does, so a URL that leaves the choice open gets that.
+    """
+    if url.drivername == "postgresql":
+        return url.set(drivername=f"postgresql+{POSTGRES_DRIVER}")
+    return url
+
+
+def _create_engine(url: URL, shown: str) -> Engine:
+    """The engine for ``url``; :class:`RegistryError` naming the URL if it cannot be made."""
+    backend = url.get_backend_name()
+    try:
+        if backend == "sqlite" and url.database in (None, "", ":memory:"):
+            # one shared connection, or each thread would see its own empty database
+            return create_engine(
+                url, poolclass=StaticPool, connect_args={"check_same_thread": False}
+            )
+        if backend == "postgresql":
+            # a server restart (or an idle connection dropped by it) would otherwise fail
+            # the next request made on each pooled connection: test it before each use
+            connect_args: dict[str, Any] = {}
+            if "connect_timeout" not in url.query:
+                connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+            return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+        return create_engine(url)
+    except NoSuchModuleError as e:
+        raise RegistryError(
+            f"registry_url: unknown database or driver in {shown!r} ({e}); "
+            f"expected sqlite:///... or postgresql+psycopg://..."
+        ) from None
+    except ImportError as e:
+        raise RegistryError(
+            f"registry_url: the driver for {shown!r} is not installed ({e}); {_install_hint(url)}"
+        ) from None
+
+
+def _install_hint(url: URL) -> str:
+    if url.get_backend_name() == "postgresql" and url.get_driver_name() == POSTGRES_DRIVER:
+        return "pip install 'psycopg[binary]>=3.1' (or the live extra: pip install -e '.[live]')"
+    return f"install the Python package of the {url.get_driver_name()!r} driver"
+
+
+def _create_tables(conn: Connection) -> None:
+    """Create the tables that are missing, in the transaction of ``conn``."""
+    if conn.dialect.name == "postgresql":
+        # Two controllers starting on one new database would both find the tables
+        # missing and both create them, the second failing. A transaction-scoped
+        # advisory lock makes the second wait, then find them there.
+        conn.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+    metadata.create_all(conn)
+
+
+def _advice(url: URL) -> str:
+    """What to check when a database at ``url`` could not be opened."""
+    if url.get_backend_name() != "postgresql":
+        return ""
+    where = f"{url.host or 'localhost'}:{url.port or 5432}"
+    user = repr(url.username) if url.username else "this user"
+    return (
+        f"; check that a PostgreSQL server is running at {where}, that database "
+        f"{url.database or url.username!r} exists (createdb creates it) and that {user} "
+        f"may connect to it"
+    )
+
+
+def _storable(value: str) -> str:
+    # PostgreSQL's text cannot hold NUL characters (SQLite's can): replace them, so a
+    # report is stored alike on both
+    return value.replace("\x00", "\ufffd")
+
+
 def _check_status(status: str) -> str:
     if status not in STATUSES:
         raise RegistryError(f"status: one of {', '.join(STATUSES)} expected, got {status!r}")
@@ -314,5 +400,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _reason(error: SQLAlchemyError) -> str:
+    # the driver's message; PostgreSQL's spans lines (the error, then a hint): one line
     orig = getattr(error, "orig", None)
-    return str(orig if orig is not None else error).splitlines()[0]
+    return " ".join(str(orig if orig is not None else error).split())

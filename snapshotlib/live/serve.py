@@ -45,14 +45,20 @@ def main(argv: list[str] | None = None) -> int:
         exit_with_parent()
 
     from .controller import create_app
+    from .registry import RegistryError
     from .rpc import health_over_grpc
+    from .storage import StorageError
 
     async def health() -> dict[str, str]:
         answers = await asyncio.gather(*(health_over_grpc(n) for n in spec.nodes))
         pairs = zip(spec.nodes, answers, strict=True)
         return {n.id: "up" if a is not None else "down" for n, a in pairs}
 
-    app = create_app(spec, args.registry, args.storage, health=health)
+    try:
+        app = create_app(spec, args.registry, args.storage, health=health)
+    except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
+        print(f"snapshotlib live controller: {e}", file=sys.stderr)
+        return 2
     uvicorn.run(app, host=address.hostname, port=address.port, log_level="warning")
     return 0
 

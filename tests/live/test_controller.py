@@ -151,15 +151,20 @@ class Lab:
 
 @contextmanager
 def running(
-    tmp: Path, spec: ClusterSpec | None = None, initiate: FakeInitiate | None = None, **kw: Any
+    tmp: Path,
+    spec: ClusterSpec | None = None,
+    initiate: FakeInitiate | None = None,
+    registry_url: str | None = None,
+    **kw: Any,
 ) -> Iterator[Lab]:
-    """A controller on the registry file and storage directory in ``tmp``, running.
+    """A controller on the registry (a file in ``tmp`` unless ``registry_url`` is given)
+    and storage directory in ``tmp``, running.
 
-    Opening it again on the same ``tmp`` is a controller restart.
+    Opening it again on the same ``tmp`` and registry is a controller restart.
     """
     spec = spec or make_spec()
     initiate = initiate or FakeInitiate()
-    db_url = f"sqlite:///{tmp / 'registry.db'}"
+    db_url = registry_url or f"sqlite:///{tmp / 'registry.db'}"
     storage_uri = (tmp / "snaps").as_uri() + "/"
     app = create_app(spec, db_url, storage_uri, initiate=initiate, **kw)
     with TestClient(app) as client:
@@ -167,8 +172,15 @@ def running(
 
 
 @pytest.fixture
-def lab(tmp_path: Path) -> Iterator[Lab]:
-    with running(tmp_path) as lab:
+def registry_url(tmp_path: Path) -> str:
+    """The registry the tests that take it run on: here SQLite; test_registry_postgres.py
+    runs them again on PostgreSQL by defining a fixture of this name of its own."""
+    return f"sqlite:///{tmp_path / 'registry.db'}"
+
+
+@pytest.fixture
+def lab(tmp_path: Path, registry_url: str) -> Iterator[Lab]:
+    with running(tmp_path, registry_url=registry_url) as lab:
         yield lab
 
 
@@ -355,9 +367,11 @@ def test_a_failed_part_fails_the_snapshot_without_a_manifest(lab: Lab) -> None:
     assert not (lab.storage / f"{sid}.json").exists()
 
 
-def test_an_unreachable_initiator_answers_503_and_fails_the_snapshot(tmp_path: Path) -> None:
+def test_an_unreachable_initiator_answers_503_and_fails_the_snapshot(
+    tmp_path: Path, registry_url: str
+) -> None:
     unreachable = FakeInitiate(fail=ConnectionRefusedError("connection refused"))
-    with running(tmp_path, initiate=unreachable) as lab:
+    with running(tmp_path, initiate=unreachable, registry_url=registry_url) as lab:
         answer = lab.trigger("P2")
         assert answer.status_code == 503
         detail = answer.json()["detail"]
@@ -597,15 +611,15 @@ def test_the_openapi_docs_are_served(lab: Lab) -> None:
 
 
 # ------------------------------------------------------------------ restarts
-def test_the_registry_survives_a_controller_restart(tmp_path: Path) -> None:
-    with running(tmp_path) as first:
+def test_the_registry_survives_a_controller_restart(tmp_path: Path, registry_url: str) -> None:
+    with running(tmp_path, registry_url=registry_url) as first:
         done = first.started("P1")
         complete(first, done)
         pending = first.started("P2")
         first.report(pending, "P1", size=4)
         before = first.registry_state()
 
-    with running(tmp_path) as second:
+    with running(tmp_path, registry_url=registry_url) as second:
         assert second.registry_state() == before
         assert second.get(done)["status"] == "COMPLETED"
         assert second.get(pending)["status"] == "IN_PROGRESS"
@@ -621,7 +635,7 @@ def test_the_registry_survives_a_controller_restart(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- concurrency
 def test_concurrent_triggers_and_reports_complete_each_snapshot_exactly_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, registry_url: str
 ) -> None:
     manifests: dict[str, int] = {}
     counting = threading.Lock()
@@ -633,7 +647,7 @@ def test_concurrent_triggers_and_reports_complete_each_snapshot_exactly_once(
 
     monkeypatch.setattr(controller_module, "write_durable", counted)
     spec = make_spec(5)
-    with running(tmp_path, spec, FakeInitiate(delay_s=0.01)) as lab:
+    with running(tmp_path, spec, FakeInitiate(delay_s=0.01), registry_url) as lab:
         sids: list[str] = []
 
         def trigger(node: str) -> None:
@@ -746,8 +760,8 @@ def test_write_durable_reports_os_errors_as_storage_errors(tmp_path: Path) -> No
         write_durable(location, "p.json", b"data")
 
 
-def test_the_registry_keeps_first_reports_and_first_finishers(tmp_path: Path) -> None:
-    registry = Registry(f"sqlite:///{tmp_path / 'r.db'}")
+def test_the_registry_keeps_first_reports_and_first_finishers(registry_url: str) -> None:
+    registry = Registry(registry_url)
     try:
         assert registry.next_number() == 1
         registry.create(
