@@ -5,12 +5,14 @@ through the host protocol (``host.py``), joined by one ordered gRPC stream per c
 (``snapshot.proto``, loaded by ``rpc.py``). A FastAPI controller (``controller.py``,
 served by ``serve.py``) triggers snapshots and keeps their metadata in a registry
 (``registry.py``: SQLite or PostgreSQL); nodes write their parts, and the controller the
-manifest, to checkpoint storage (``storage.py``). ``runlog.py`` assembles the nodes'
+manifest, to checkpoint storage (``storage.py``: ``file://`` directories, or ``s3://``
+buckets through ``s3.py``). ``runlog.py`` assembles the nodes'
 logs into one run of the engine and checks what the nodes recorded against it;
 ``cluster.py`` starts and stops a whole cluster from Python (:class:`LiveCluster`);
 ``spec.py`` describes one.
 
-Needs the ``live`` extra (grpcio, grpcio-tools, fastapi, uvicorn, sqlalchemy); ``spec``,
+Needs the ``live`` extra (grpcio, grpcio-tools, fastapi, uvicorn, sqlalchemy, psycopg,
+boto3); ``spec``,
 ``host``, ``runlog`` and ``storage`` use the standard library only.
 """
 

@@ -65,8 +65,16 @@ def add_live_commands(sub: Any) -> None:
         "waits too; out of band, data overtakes it (0)",
     )
     p.add_argument("--money", type=int, default=1000, help="money each node starts with (1000)")
-    p.add_argument("--registry", help="registry URL (default: SQLite in the workdir)")
-    p.add_argument("--storage", help="default target_storage_uri (default: file:// in workdir)")
+    p.add_argument(
+        "--registry",
+        help="registry URL, sqlite:////abs/file.db or postgresql://user@host/db "
+        "(default: SQLite in the workdir)",
+    )
+    p.add_argument(
+        "--storage",
+        help="default target_storage_uri, file:///abs/dir/ or s3://bucket/prefix/ "
+        "(default: file:// in the workdir)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the nodes' transfers (0)")
     workdir(p)
     p.set_defaults(func=cmd_up)

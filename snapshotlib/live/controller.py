@@ -506,7 +506,7 @@ def _require_inside(part_uri: str, target_storage_uri: str) -> None:
     location = parse_storage_uri(target_storage_uri)
     name = part_uri.removeprefix(location.uri)
     try:
-        inside = name != part_uri and location.file_uri(name) == part_uri
+        inside = name != part_uri and location.object_uri(name) == part_uri
     except StorageError:
         inside = False
     if not inside:

@@ -1,22 +1,49 @@
 """Where checkpoints go: storage addressed by a ``target_storage_uri``.
 
 Nodes write their parts and the controller writes each snapshot's manifest through this
-module, so both agree on which URIs are valid and on how a file is made durable. Only
-``file://`` directories are supported; ``s3://`` URIs are recognised, and refused with a
-message saying so. Standard library only.
+module, so both agree on which URIs are valid and on how an object is made durable.
+Two kinds of storage:
+
+* ``file://`` directories (the default), written with the standard library only;
+* ``s3://bucket/prefix/`` through boto3 (the ``live`` extra), in :mod:`.s3`, which is
+  imported only when an ``s3://`` URI is used, so this module imports without boto3.
+  Where an installation has no boto3, ``s3://`` URIs are refused with a message saying
+  what to install.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 #: what a valid ``target_storage_uri`` looks like, for error messages
-EXPECTED = "a file:// URI of an absolute directory, such as file:///var/snapshots/"
+EXPECTED = (
+    "a file:// URI of an absolute directory, such as file:///var/snapshots/, "
+    "or an s3://bucket/prefix/ URI"
+)
+
+#: how to get s3:// support, for error messages
+S3_EXTRA = "it needs boto3: pip install 'snapshotlib[live]'"
+
+#: S3 bucket names: 3 to 63 lowercase letters, digits, '.' and '-' (the other rules of
+#: https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html are
+#: checked one by one, to say which one a name breaks)
+_BUCKET = re.compile(r"[a-z0-9.-]{3,63}")
+_IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}")
+_RESERVED_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")
+_RESERVED_SUFFIXES = ("-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3")
+#: the characters S3's documentation calls safe in object keys: they need no escaping in
+#: a URI either, so an s3:// URI is the bucket and the key as they are (as the AWS CLI
+#: writes them) and the same key always has the same URI
+_KEY_PART = re.compile(r"[A-Za-z0-9!_.*'()-]+")
+#: S3's limit on a key's length (UTF-8 bytes)
+_MAX_KEY_BYTES = 1024
 
 
 class StorageError(ValueError):
@@ -25,28 +52,63 @@ class StorageError(ValueError):
 
 @dataclass(frozen=True)
 class StorageLocation:
-    """A parsed storage URI: a directory that checkpoint files go into.
+    """A parsed storage URI: a directory, or a bucket and key prefix, that checkpoint
+    objects go into.
 
     Attributes
     ----------
     scheme
-        ``"file"`` (the only scheme this installation writes to).
+        ``"file"`` or ``"s3"``.
     path
-        The directory's absolute, normalised path.
+        ``file``: the directory's absolute, normalised path. ``s3``: the key prefix,
+        without leading or trailing ``/`` (``""``: the bucket's top level).
+    bucket
+        ``s3``: the bucket's name (``""`` for ``file``).
     """
 
     scheme: str
     path: str
+    bucket: str = ""
 
     @property
     def uri(self) -> str:
-        """The directory's canonical URI, ending in ``/``."""
+        """The location's canonical URI, ending in ``/``.
+
+        >>> StorageLocation("s3", "run/1", "snaps").uri
+        's3://snaps/run/1/'
+        """
+        if self.scheme == "s3":
+            return f"s3://{self.bucket}/{self.path}/" if self.path else f"s3://{self.bucket}/"
         uri = Path(self.path).as_uri()
         return uri if uri.endswith("/") else uri + "/"
 
+    def object_key(self, name: str) -> str:
+        """Where object ``name`` is: its key in the bucket (``s3``) or its path (``file``)."""
+        check_name(name)
+        if self.scheme != "s3":
+            return os.path.join(self.path, name)
+        if not _KEY_PART.fullmatch(name):
+            raise StorageError(
+                f"name: an s3 object name holds only letters, digits and !-_.*'(), got {name!r}"
+            )
+        key = f"{self.path}/{name}" if self.path else name
+        if len(key.encode()) > _MAX_KEY_BYTES:
+            raise StorageError(f"name: the S3 key {key!r} is longer than {_MAX_KEY_BYTES} bytes")
+        return key
+
+    def object_uri(self, name: str) -> str:
+        """The URI of object ``name`` directly in this location.
+
+        >>> StorageLocation("s3", "run", "snaps").object_uri("snap-0001-a1b2c.json")
+        's3://snaps/run/snap-0001-a1b2c.json'
+        """
+        if self.scheme == "s3":
+            return f"s3://{self.bucket}/{self.object_key(name)}"
+        return Path(self.object_key(name)).as_uri()
+
     def file_uri(self, name: str) -> str:
-        """The URI of file ``name`` in this directory."""
-        return Path(self.path, check_name(name)).as_uri()
+        """The former name of :meth:`object_uri`, from when only files were written."""
+        return self.object_uri(name)
 
 
 def parse_storage_uri(uri: str) -> StorageLocation:
@@ -54,6 +116,9 @@ def parse_storage_uri(uri: str) -> StorageLocation:
 
     >>> parse_storage_uri("file:///tmp/snaps/").path
     '/tmp/snaps'
+    >>> parse_storage_uri("s3://Snaps/runs/1/")
+    Traceback (most recent call last):
+    snapshotlib.live.storage.StorageError: target_storage_uri: bucket name 'Snaps' may hold only...
     """
     if not isinstance(uri, str) or not uri.strip():
         raise StorageError(f"target_storage_uri: expected {EXPECTED}, got {uri!r}")
@@ -63,15 +128,7 @@ def parse_storage_uri(uri: str) -> StorageLocation:
         raise StorageError(f"target_storage_uri: {e} in {uri!r}; expected {EXPECTED}") from None
     scheme = parts.scheme.lower()
     if scheme == "s3":
-        if not parts.netloc:
-            raise StorageError(
-                f"target_storage_uri: an s3:// URI names a bucket (s3://bucket/prefix/), "
-                f"got {uri!r}"
-            )
-        raise StorageError(
-            "target_storage_uri: s3:// storage is not available in this installation "
-            f"(it needs boto3); use {EXPECTED}"
-        )
+        return _parse_s3(uri, parts)
     if scheme != "file":
         found = f"scheme {scheme + '://'!r}" if scheme else "no scheme"
         raise StorageError(f"target_storage_uri: expected {EXPECTED}, got {found} in {uri!r}")
@@ -95,6 +152,95 @@ def parse_storage_uri(uri: str) -> StorageLocation:
     return StorageLocation("file", os.path.normpath(path))
 
 
+def _parse_s3(uri: str, parts: SplitResult) -> StorageLocation:
+    """``s3://bucket/prefix/``: the bucket's name checked, the prefix normalised."""
+    if "?" in uri or "#" in uri:
+        raise StorageError(
+            f"target_storage_uri: an s3:// URI has no query or fragment, got {uri!r}"
+        )
+    location = StorageLocation("s3", _s3_prefix(parts.path, uri), _s3_bucket(parts.netloc, uri))
+    _require_boto3(uri)
+    return location
+
+
+def _require_boto3(uri: str) -> None:
+    """:class:`StorageError` saying what to install unless boto3 is there for ``uri``.
+
+    Checked when a URI is parsed, so that a controller without boto3 refuses an ``s3://``
+    target when it is asked for, rather than when the manifest is written.
+    """
+    if importlib.util.find_spec("boto3") is None:
+        raise StorageError(
+            f"target_storage_uri: s3:// storage is not available in this installation "
+            f"({S3_EXTRA}); got {uri!r}"
+        )
+
+
+def _s3_bucket(bucket: str, uri: str) -> str:
+    """``bucket`` if it is a valid S3 bucket name, else :class:`StorageError` saying why."""
+    if not bucket:
+        raise StorageError(
+            f"target_storage_uri: an s3:// URI names a bucket (s3://bucket/prefix/), got {uri!r}"
+        )
+    if any(c in bucket for c in "@:[]"):
+        # s3://host:9000/... or s3://key@bucket/...: the endpoint and the credentials are
+        # the AWS configuration's, the same for every URI
+        raise StorageError(
+            f"target_storage_uri: an s3:// URI names a bucket, not a host, port or user (the "
+            f"endpoint and credentials come from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...), "
+            f"got {bucket!r} in {uri!r}"
+        )
+    why = _bucket_rule_broken(bucket)
+    if why:
+        raise StorageError(f"target_storage_uri: bucket name {bucket!r} {why}, in {uri!r}")
+    return bucket
+
+
+def _bucket_rule_broken(bucket: str) -> str:
+    """Which S3 bucket naming rule ``bucket`` breaks (``""``: none)."""
+    if not 3 <= len(bucket) <= 63:
+        return "must be 3 to 63 characters long"
+    if not _BUCKET.fullmatch(bucket):
+        return "may hold only lowercase letters, digits, '.' and '-'"
+    if not (bucket[0].isalnum() and bucket[-1].isalnum()):
+        return "must begin and end with a letter or a digit"
+    if ".." in bucket:
+        return "may not hold two periods in a row"
+    if _IPV4.fullmatch(bucket):
+        return "may not look like an IP address"
+    reserved = [p for p in _RESERVED_PREFIXES if bucket.startswith(p)]
+    reserved += [s for s in _RESERVED_SUFFIXES if bucket.endswith(s)]
+    if reserved:
+        return f"may not use {reserved[0]!r}, which S3 reserves"
+    return ""
+
+
+def _s3_prefix(path: str, uri: str) -> str:
+    """The key prefix in ``path``, normalised: no leading, trailing or doubled ``/``.
+
+    A prefix is used as a folder, as a ``file://`` directory is, so ``s3://b/run``,
+    ``s3://b/run/`` and ``s3://b//run/`` are one location. ``.`` and ``..`` are refused
+    rather than resolved: S3 keys are not paths, and would keep them as they are.
+    """
+    segments = [s for s in path.split("/") if s]
+    for segment in segments:
+        if segment in (".", ".."):
+            raise StorageError(
+                f"target_storage_uri: an s3:// prefix has no '.' or '..' parts, got {uri!r}"
+            )
+        if not _KEY_PART.fullmatch(segment):
+            raise StorageError(
+                f"target_storage_uri: an s3:// prefix holds only letters, digits, '/' and "
+                f"!-_.*'() (the characters S3 calls safe in keys), got {uri!r}"
+            )
+    prefix = "/".join(segments)
+    if len(prefix.encode()) >= _MAX_KEY_BYTES:
+        raise StorageError(
+            f"target_storage_uri: the prefix is longer than S3 keys may be, in {uri!r}"
+        )
+    return prefix
+
+
 def check_name(name: str) -> str:
     """``name`` if it is a plain file name, else :class:`StorageError`.
 
@@ -115,18 +261,26 @@ def check_name(name: str) -> str:
 
 
 def write_durable(location: StorageLocation, name: str, data: bytes) -> str:
-    """Write ``data`` as file ``name`` in ``location``, durably; its ``file://`` URI.
+    """Write ``data`` as object ``name`` in ``location``, durably; the object's URI.
 
-    The bytes go to a temporary file in the same directory, which is flushed, fsynced
-    and renamed over ``name``; then the directory is fsynced so the rename survives a
-    crash. A reader therefore sees either no file or the whole file, never a torn one.
-    Missing directories are created (and their parents fsynced).
+    A reader sees either no object or the whole of it, never a torn one, and once this
+    returns the object survives a crash of this process or machine.
+
+    ``file://``: the bytes go to a temporary file in the same directory, which is
+    flushed, fsynced and renamed over ``name``; then the directory is fsynced so the
+    rename survives a crash. Missing directories are created (and their parents
+    fsynced). ``s3://``: one PUT (see :func:`.s3.put`).
     """
     check_name(name)
+    if location.scheme == "s3":
+        _require_boto3(location.uri)
+        from . import s3
+
+        return s3.put(location, name, data)
     if location.scheme != "file":
         raise StorageError(f"target_storage_uri: cannot write to {location.scheme}:// storage")
     target = os.path.join(location.path, name)
-    uri = location.file_uri(name)
+    uri = location.object_uri(name)
     try:
         _make_dirs(location.path)
         fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=location.path)
@@ -148,10 +302,14 @@ def write_durable(location: StorageLocation, name: str, data: bytes) -> str:
 
 
 def read(uri: str) -> bytes:
-    """The bytes of the file at ``uri`` (a ``file://`` URI, as :func:`write_durable` returns)."""
+    """The bytes of the object at ``uri`` (a URI as :func:`write_durable` returns)."""
     parts = urlsplit(uri)
+    if parts.scheme.lower() == "s3":
+        return _read_s3(uri)
     if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
-        raise StorageError(f"uri: expected a file:///absolute/path URI, got {uri!r}")
+        raise StorageError(
+            f"uri: expected a file:///absolute/path or s3://bucket/key URI, got {uri!r}"
+        )
     path = unquote(parts.path)
     if not path.startswith("/"):
         raise StorageError(f"uri: the path must be absolute, got {uri!r}")
@@ -160,6 +318,20 @@ def read(uri: str) -> bytes:
             return f.read()
     except OSError as e:
         raise StorageError(f"{uri}: could not read: {e.strerror or e}") from e
+
+
+def _read_s3(uri: str) -> bytes:
+    """The object at ``s3://bucket/prefix/name``, its URI checked as a written one's."""
+    folder, _, name = uri.rpartition("/")
+    try:
+        location = parse_storage_uri(folder + "/")
+        location.object_key(name)
+    except StorageError as e:
+        reason = str(e).removeprefix("target_storage_uri: ").removeprefix("name: ")
+        raise StorageError(f"uri: cannot read {uri!r}: {reason}") from None
+    from . import s3
+
+    return s3.get(location, name)
 
 
 def _make_dirs(path: str) -> None:

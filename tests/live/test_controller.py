@@ -415,7 +415,7 @@ NODES = "P1, P2, P3"
         ({"target_storage_uri": "file://snaps/dir/"}, ["target_storage_uri", "'snaps'"]),
         ({"target_storage_uri": "file:snaps/dir"}, ["target_storage_uri", "absolute"]),
         ({"target_storage_uri": "http://example.com/snaps/"}, ["target_storage_uri", "'http://'"]),
-        ({"target_storage_uri": "s3://bucket/prefix/"}, ["target_storage_uri", "not available"]),
+        ({"target_storage_uri": "s3://Bucket/prefix/"}, ["target_storage_uri", "lowercase"]),
         ({"target_storage_uri": "s3:///prefix/"}, ["target_storage_uri", "bucket"]),
         ({"target_storage_uri": ""}, ["target_storage_uri", "file:///"]),
         ({"target_storage_uri": "file:///tmp/snaps?x=1"}, ["target_storage_uri", "query"]),

@@ -230,3 +230,16 @@ def test_a_forged_marker_call_is_refused_and_the_node_goes_on(tmp_path: Path, ma
         check = cluster.check(sid)
         assert check.same_as_engine, check.differences
         assert check.ok or markers == "out-of-band", check.reason
+
+
+@pytest.mark.parametrize(
+    "registry", ["postgresql://nobody@127.0.0.1:1/none", "mysql+nodriver://x/y", "sqlite:"]
+)
+def test_a_registry_that_cannot_be_opened_stops_the_start_in_one_line(
+    tmp_path: Path, registry: str
+) -> None:
+    cluster = LiveCluster(2, workdir=tmp_path, registry=registry)
+    with pytest.raises(LiveClusterError, match="registry_url: ") as refused:
+        cluster.start()
+    assert "Traceback" not in str(refused.value)
+    assert cluster.processes == {}, "nothing is left running"
