@@ -29,7 +29,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from .registry import COMPLETED, FAILED, IN_PROGRESS, INITIATED, STATUSES, Registry
+from .registry import (
+    COMPLETED,
+    FAILED,
+    IN_PROGRESS,
+    INITIATED,
+    STATUSES,
+    AlreadyRegistered,
+    Registry,
+)
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, write_durable
 
@@ -42,6 +50,8 @@ Health = Callable[[], Awaitable[dict[str, str]]]
 DEFAULT_ESTIMATE_MS = 1000
 #: how many recent completed snapshots the estimate is the median of
 ESTIMATE_WINDOW = 10
+#: how often a snapshot number taken meanwhile by another controller is read anew
+REGISTER_TRIES = 5
 
 SnapshotType = Literal["full", "incremental"]
 Status = Literal["INITIATED", "IN_PROGRESS", "COMPLETED", "FAILED"]
@@ -285,18 +295,28 @@ class _Controller:
         with self._ids:
             durations = self.registry.durations(ESTIMATE_WINDOW)
             estimate = int(statistics.median(durations)) if durations else DEFAULT_ESTIMATE_MS
-            number = self.registry.next_number()
-            started_ns = time.time_ns()
-            row = self.registry.create(
-                f"snap-{number:04d}-{secrets.token_hex(3)[:5]}",
-                number=number,
-                snapshot_type=snapshot_type,
-                initiated_by_node_id=node_id,
-                target_storage_uri=target_storage_uri,
-                initiated_at=_iso(started_ns),
-                started_ns=started_ns,
-            )
-        return row, estimate
+            tries = 0
+            while True:
+                tries += 1
+                number = self.registry.next_number()
+                started_ns = time.time_ns()
+                try:
+                    row = self.registry.create(
+                        f"snap-{number:04d}-{secrets.token_hex(3)[:5]}",
+                        number=number,
+                        snapshot_type=snapshot_type,
+                        initiated_by_node_id=node_id,
+                        target_storage_uri=target_storage_uri,
+                        initiated_at=_iso(started_ns),
+                        started_ns=started_ns,
+                    )
+                except AlreadyRegistered:
+                    # another controller on the same database took the number between
+                    # reading it and writing it: read the next one
+                    if tries == REGISTER_TRIES:
+                        raise
+                    continue
+                return row, estimate
 
     def snapshot(self, snapshot_id: str) -> dict[str, Any]:
         row = self.registry.get(snapshot_id)

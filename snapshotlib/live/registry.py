@@ -98,6 +98,10 @@ class RegistryError(ValueError):
     """A registry that cannot be opened, or a call with a wrong argument, naming it."""
 
 
+class AlreadyRegistered(RegistryError):
+    """A snapshot id or number that another writer registered first."""
+
+
 class Registry:
     """Snapshots and their parts in a database at ``url``; tables are created if missing.
 
@@ -174,7 +178,7 @@ class Registry:
             with self._engine.begin() as conn:
                 conn.execute(snapshots_table.insert().values(**row))
         except IntegrityError:
-            raise RegistryError(
+            raise AlreadyRegistered(
                 f"snapshot_id: {snapshot_id!r} or number {number} is already registered"
             ) from None
         created = self.get(snapshot_id)

@@ -810,3 +810,42 @@ def test_a_bad_registry_url_is_refused_naming_it(tmp_path: Path) -> None:
         Registry("not a url")
     with pytest.raises(RegistryError, match=r"^registry_url: cannot open"):
         Registry(f"sqlite:///{tmp_path / 'missing-dir' / 'r.db'}")
+
+
+def test_a_number_another_controller_took_meanwhile_is_read_anew(
+    lab: Lab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert lab.started("P1").startswith("snap-0001-")
+    read = Registry.next_number
+    stale = iter([1])  # read before another controller on this database wrote number 1
+
+    def next_number(self: Registry) -> int:
+        return next(stale, None) or read(self)
+
+    monkeypatch.setattr(Registry, "next_number", next_number)
+    assert lab.started("P2").startswith("snap-0002-")
+
+
+def test_two_controllers_on_one_registry_give_every_trigger_its_own_number(
+    tmp_path: Path, registry_url: str
+) -> None:
+    with (
+        running(tmp_path / "a", registry_url=registry_url) as a,
+        running(tmp_path / "b", registry_url=registry_url) as b,
+    ):
+        ids: list[str] = []
+        keep = threading.Lock()
+
+        def trigger(controller: Lab) -> None:
+            for _ in range(10):
+                sid = controller.started("P1")
+                with keep:
+                    ids.append(sid)
+
+        threads = [threading.Thread(target=trigger, args=(c,)) for c in (a, b, a, b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        numbers = sorted(int(sid.split("-")[1]) for sid in ids)
+        assert numbers == list(range(1, 41))

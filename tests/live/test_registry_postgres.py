@@ -46,6 +46,7 @@ from test_controller import (  # noqa: E402, F401
     test_the_list_is_oldest_first_and_filters_by_status,
     test_the_registry_keeps_first_reports_and_first_finishers,
     test_the_registry_survives_a_controller_restart,
+    test_two_controllers_on_one_registry_give_every_trigger_its_own_number,
     test_unknown_snapshots_are_404_naming_the_id,
 )
 
