@@ -1,9 +1,11 @@
-"""What the live-lab tests share: the check that the ``live`` extra is installed."""
+"""What the live-lab tests share: the check that the ``live`` extra is installed, and
+whether a process is still alive."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+from pathlib import Path
 
 import pytest
 
@@ -19,3 +21,12 @@ def require_live() -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason}; CI is set, so live tests may not be skipped", pytrace=False)
     pytest.skip(reason, allow_module_level=True)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie waiting to be reaped."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from live_support import alive
 
 #: wall-time backstops (seconds): the server is usually up, or down, within a second or
 #: two; these only stop a test from hanging on a server that never gets there
@@ -104,15 +105,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie waiting to be reaped."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def descendants(pid: int) -> list[int]:

@@ -22,20 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_support import require_live
+from live_support import alive, require_live
 
 require_live()
 
 from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie waiting to be reaped."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def trigger_together(cluster: LiveCluster, nodes: list[str]) -> list[str]:

@@ -15,10 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from live_support import require_live
+from live_support import alive, require_live
 from postgres_server import (
     PostgresServer,
-    alive,
     descendants,
     free_port,
     postgres_server,  # noqa: F401  (a fixture)

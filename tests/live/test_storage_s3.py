@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_support import require_live
+from live_support import alive, require_live
 from s3_server import S3Server, require_s3
 
 require_live()
@@ -74,15 +74,6 @@ def keys(server: S3Server, bucket: str) -> list[str]:
     """Every key in ``bucket``, as the server lists them."""
     listing = server.client().list_objects_v2(Bucket=bucket)
     return sorted(o["Key"] for o in listing.get("Contents", []))
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie waiting to be reaped."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 # ------------------------------------------------------------------ the URIs
