@@ -18,12 +18,21 @@ boto3); ``spec``,
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .cluster import LiveCluster
 
-__all__ = ["LiveCluster"]
+__all__ = ["EXTRA_MODULES", "LiveCluster", "missing_modules"]
+
+#: what a cluster's processes import (the ``live`` extra's packages)
+EXTRA_MODULES = ("grpc", "grpc_tools", "fastapi", "uvicorn", "sqlalchemy")
+
+
+def missing_modules() -> list[str]:
+    """The modules of :data:`EXTRA_MODULES` that are not installed here."""
+    return [m for m in EXTRA_MODULES if importlib.util.find_spec(m) is None]
 
 
 def __getattr__(name: str) -> Any:

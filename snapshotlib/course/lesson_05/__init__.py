@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+from .live import compare_marker_transports
 from .text import (
     MISSED,
     RED_IN_WHITE,
@@ -49,6 +50,7 @@ __all__ = [
     "Break",
     "check_breaking_run",
     "checks_table",
+    "compare_marker_transports",
     "diagnose",
     "narrate",
     "run_with",
