@@ -8,6 +8,8 @@ installed protobuf runtime.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -15,7 +17,13 @@ import grpc
 if TYPE_CHECKING:
     from .spec import NodeSpec
 
-# the path is looked up on sys.path, like a module: the package's own copy
+# The path is looked up on sys.path, like a module. An editable install puts no entry
+# for the package there (an import hook finds it), so a process started outside the
+# checkout (a notebook's kernel in notebooks/, say) would not find the .proto: the
+# folder holding the package goes on sys.path, where an installed package already is.
+_PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+if _PACKAGE_PARENT not in sys.path:
+    sys.path.append(_PACKAGE_PARENT)
 protos: Any
 services: Any
 protos, services = grpc.protos_and_services("snapshotlib/live/snapshot.proto")  # type: ignore[attr-defined]

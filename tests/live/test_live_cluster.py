@@ -234,3 +234,15 @@ def test_a_registry_that_cannot_be_opened_stops_the_start_in_one_line(
         cluster.start()
     assert "Traceback" not in str(refused.value)
     assert cluster.processes == {}, "nothing is left running"
+
+
+def test_a_cluster_starts_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a notebook's kernel runs in notebooks/; its processes must find the package's .proto
+    # there too, with the package installed in editable mode (make test, make lab)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    with LiveCluster(2, rate=20.0, workdir=tmp_path / "c") as cluster:
+        sid = cluster.trigger("P1")
+        assert cluster.wait(sid)["status"] == "COMPLETED"
