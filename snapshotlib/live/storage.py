@@ -106,10 +106,6 @@ class StorageLocation:
             return f"s3://{self.bucket}/{self.object_key(name)}"
         return Path(self.object_key(name)).as_uri()
 
-    def file_uri(self, name: str) -> str:
-        """The former name of :meth:`object_uri`, from when only files were written."""
-        return self.object_uri(name)
-
 
 def parse_storage_uri(uri: str) -> StorageLocation:
     """Read a ``target_storage_uri``; :class:`StorageError` naming the field if invalid.
@@ -279,7 +275,7 @@ def write_durable(location: StorageLocation, name: str, data: bytes) -> str:
         return s3.put(location, name, data)
     if location.scheme != "file":
         raise StorageError(f"target_storage_uri: cannot write to {location.scheme}:// storage")
-    target = os.path.join(location.path, name)
+    target = location.object_key(name)
     uri = location.object_uri(name)
     try:
         _make_dirs(location.path)

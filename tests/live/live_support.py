@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-NEEDED = ("grpc", "grpc_tools", "fastapi", "uvicorn", "sqlalchemy", "httpx")
+from snapshotlib.live import EXTRA_MODULES
+
+#: the live extra's modules, and FastAPI's test client's
+NEEDED = (*EXTRA_MODULES, "httpx")
 
 
 def require_live() -> None:

@@ -98,7 +98,6 @@ def test_s3_uris_name_a_bucket_and_a_normalised_prefix(
     assert location.uri == canonical
     assert parse_storage_uri(location.uri) == location
     assert location.object_uri("snap-0001-a1b2c.P1.json") == canonical + "snap-0001-a1b2c.P1.json"
-    assert location.file_uri("m.json") == location.object_uri("m.json")
 
 
 @pytest.mark.parametrize(
