@@ -298,12 +298,10 @@ class _Controller:
             tries = 0
             while True:
                 tries += 1
-                number = self.registry.next_number()
                 started_ns = time.time_ns()
                 try:
-                    row = self.registry.create(
-                        f"snap-{number:04d}-{secrets.token_hex(3)[:5]}",
-                        number=number,
+                    row = self.registry.create_next(
+                        lambda number: f"snap-{number:04d}-{secrets.token_hex(3)[:5]}",
                         snapshot_type=snapshot_type,
                         initiated_by_node_id=node_id,
                         target_storage_uri=target_storage_uri,
@@ -311,7 +309,7 @@ class _Controller:
                         started_ns=started_ns,
                     )
                 except AlreadyRegistered:
-                    # another controller on the same database took the number between
+                    # on SQLite another controller's process took the number between
                     # reading it and writing it: read the next one
                     if tries == REGISTER_TRIES:
                         raise

@@ -10,7 +10,7 @@ half-written.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from sqlalchemy import (
@@ -92,6 +92,8 @@ POSTGRES_DRIVER: Final = "psycopg"
 CONNECT_TIMEOUT_S: Final = 10
 #: key of the advisory lock under which the tables are created on PostgreSQL
 _SCHEMA_LOCK: Final = 0x736E6170  # "snap"
+#: key of the advisory lock under which a new snapshot's number is drawn on PostgreSQL
+_NUMBER_LOCK: Final = 0x736E6171
 
 
 class RegistryError(ValueError):
@@ -160,23 +162,83 @@ class Registry:
         started_ns: int,
         status: str = INITIATED,
     ) -> dict[str, Any]:
-        """Register a new snapshot; :class:`RegistryError` if its id or number is taken."""
+        """Register a new snapshot; :class:`AlreadyRegistered` if its id or number is taken."""
+        return self._insert(
+            lambda _conn: (snapshot_id, number),
+            snapshot_type=snapshot_type,
+            initiated_by_node_id=initiated_by_node_id,
+            target_storage_uri=target_storage_uri,
+            initiated_at=initiated_at,
+            started_ns=started_ns,
+            status=status,
+        )
+
+    def create_next(
+        self,
+        make_id: Callable[[int], str],
+        *,
+        snapshot_type: str,
+        initiated_by_node_id: str,
+        target_storage_uri: str,
+        initiated_at: str,
+        started_ns: int,
+    ) -> dict[str, Any]:
+        """Register a new snapshot under the next free number, ``make_id(number)``.
+
+        The number is read and written in one transaction, on PostgreSQL under an
+        advisory lock: controllers sharing the database never draw the same one. (SQLite
+        may still answer :class:`AlreadyRegistered` when two processes race; the caller
+        tries again.)
+        """
+
+        def next_free(conn: Connection) -> tuple[str, int]:
+            if conn.dialect.name == "postgresql":
+                conn.execute(select(func.pg_advisory_xact_lock(_NUMBER_LOCK)))
+            largest = conn.execute(select(func.max(snapshots_table.c.number))).scalar()
+            number = 1 if largest is None else int(largest) + 1
+            return make_id(number), number
+
+        return self._insert(
+            next_free,
+            snapshot_type=snapshot_type,
+            initiated_by_node_id=initiated_by_node_id,
+            target_storage_uri=target_storage_uri,
+            initiated_at=initiated_at,
+            started_ns=started_ns,
+            status=INITIATED,
+        )
+
+    def _insert(
+        self,
+        identify: Callable[[Connection], tuple[str, int]],
+        *,
+        snapshot_type: str,
+        initiated_by_node_id: str,
+        target_storage_uri: str,
+        initiated_at: str,
+        started_ns: int,
+        status: str,
+    ) -> dict[str, Any]:
+        """Insert a snapshot whose id and number ``identify`` gives in the transaction."""
         _check_status(status)
-        row = {
-            "snapshot_id": snapshot_id,
-            "number": number,
-            "status": status,
-            "snapshot_type": snapshot_type,
-            "initiated_by_node_id": initiated_by_node_id,
-            "target_storage_uri": target_storage_uri,
-            "initiated_at": initiated_at,
-            "started_ns": started_ns,
-            "nodes_completed": 0,
-            "nodes_failed": 0,
-        }
+        snapshot_id, number = "", 0
         try:
             with self._engine.begin() as conn:
-                conn.execute(snapshots_table.insert().values(**row))
+                snapshot_id, number = identify(conn)
+                conn.execute(
+                    snapshots_table.insert().values(
+                        snapshot_id=snapshot_id,
+                        number=number,
+                        status=status,
+                        snapshot_type=snapshot_type,
+                        initiated_by_node_id=initiated_by_node_id,
+                        target_storage_uri=target_storage_uri,
+                        initiated_at=initiated_at,
+                        started_ns=started_ns,
+                        nodes_completed=0,
+                        nodes_failed=0,
+                    )
+                )
         except IntegrityError:
             raise AlreadyRegistered(
                 f"snapshot_id: {snapshot_id!r} or number {number} is already registered"

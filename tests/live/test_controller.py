@@ -34,7 +34,7 @@ from fastapi.testclient import TestClient
 
 from snapshotlib.live import controller as controller_module
 from snapshotlib.live.controller import create_app
-from snapshotlib.live.registry import FINAL, STATUSES, Registry, RegistryError
+from snapshotlib.live.registry import FINAL, STATUSES, AlreadyRegistered, Registry, RegistryError
 from snapshotlib.live.spec import ClusterSpec, NodeSpec, topology
 from snapshotlib.live.storage import (
     StorageError,
@@ -816,13 +816,15 @@ def test_a_number_another_controller_took_meanwhile_is_read_anew(
     lab: Lab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert lab.started("P1").startswith("snap-0001-")
-    read = Registry.next_number
-    stale = iter([1])  # read before another controller on this database wrote number 1
+    create_next = Registry.create_next
+    raced = iter([True])  # the first draw loses a race with another controller's process
 
-    def next_number(self: Registry) -> int:
-        return next(stale, None) or read(self)
+    def racing(self: Registry, make_id: Any, **fields: Any) -> dict[str, Any]:
+        if next(raced, False):
+            raise AlreadyRegistered("snapshot_id: number 2 is already registered")
+        return create_next(self, make_id, **fields)
 
-    monkeypatch.setattr(Registry, "next_number", next_number)
+    monkeypatch.setattr(Registry, "create_next", racing)
     assert lab.started("P2").startswith("snap-0002-")
 
 
