@@ -15,6 +15,7 @@ the snapshot is complete when every process's part is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..trace import MARKER
@@ -36,6 +37,8 @@ class ChandyLamport(SnapshotAlgorithm):
         self._recording: list[dict[str, list[int]]] = [{} for _ in host.network.channels]
         self.listening = self._recording  # a channel is heard while some snapshot records it
         self._discarded: set[str] = set()
+        # (process, snapshot id): processes that gave a snapshot up on their own
+        self._abandoned: set[tuple[str, str]] = set()
 
     def start(self, process: str, snapshot_id: str, action: int) -> None:
         rec = self.records.get(snapshot_id)
@@ -49,6 +52,8 @@ class ChandyLamport(SnapshotAlgorithm):
     def on_control(self, process: str, channel: int, message: int, action: int) -> None:
         snapshot_id = self.host.message(message).tag
         assert snapshot_id is not None
+        if (process, snapshot_id) in self._abandoned:
+            return  # this process gave the snapshot up: its markers mean nothing here
         rec = self.records.get(snapshot_id)
         if rec is None:
             if snapshot_id in self._discarded:
@@ -68,6 +73,18 @@ class ChandyLamport(SnapshotAlgorithm):
         self._discarded.add(snapshot_id)
         for recording in self._recording:
             recording.pop(snapshot_id, None)
+
+    def recording(self, channel: int) -> Mapping[str, list[int]]:
+        """The snapshots recording ``channel`` now, with the messages recorded so far."""
+        return self._recording[channel]
+
+    def abandon(self, process: str, snapshot_id: str) -> None:
+        """``process`` alone gives ``snapshot_id`` up (a live node cleaning up a failed
+        snapshot, while the others may still be recording it): its input channels stop
+        recording it and its later markers are ignored there; the others go on."""
+        self._abandoned.add((process, snapshot_id))
+        for ch in self.host.input_channels(process):
+            self._recording[ch].pop(snapshot_id, None)
 
     def on_app_receive(self, channel: int, message: int) -> None:
         recording = self._recording[channel]

@@ -9,6 +9,9 @@ True
 
 Every process is started in a process group of its own and stopped (SIGTERM, then
 SIGKILL after a grace period) when the ``with`` block ends, also on an error or Ctrl-C.
+Meanwhile the cluster is supervised, as an orchestrator would: a node that dies (a
+crash) is started again holding no state, until a restore gives it some; a controller
+that dies is started again on the same registry.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -29,7 +33,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .runlog import LiveCheck, assemble, causes_of, check_live_snapshot, read_logs, replay
+from .runlog import (
+    LiveCheck,
+    assemble,
+    causes_of,
+    check_live_snapshot,
+    read_logs,
+    replay,
+    starting_balances,
+)
 from .spec import ClusterSpec, NodeSpec, topology
 from .storage import read
 
@@ -37,6 +49,8 @@ from .storage import read
 #: is not timed
 START_TIMEOUT_S = 60.0
 STOP_GRACE_S = 10.0
+#: how often the supervisor looks for processes that died (seconds)
+SUPERVISE_EVERY_S = 0.2
 
 
 class LiveClusterError(RuntimeError):
@@ -79,6 +93,10 @@ class LiveCluster:
         host: str = "127.0.0.1",
         markers: str = "in-band",
         marker_delay_ms: int = 0,
+        heartbeat_ms: int = 500,
+        heartbeat_timeout_ms: int = 5000,
+        ttl_ms: int = 30000,
+        restart_crashed: bool = True,
     ) -> None:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
         self.host = host
@@ -89,6 +107,16 @@ class LiveCluster:
         self.seed = seed
         self.markers = markers
         self.marker_delay_ms = marker_delay_ms
+        self.heartbeat_ms = heartbeat_ms
+        self.heartbeat_timeout_ms = heartbeat_timeout_ms
+        self.ttl_ms = ttl_ms
+        self.restart_crashed = restart_crashed
+        #: processes the supervisor started again: (name, exit status it had)
+        self.restarts: list[tuple[str, int]] = []
+        self._commands: dict[str, tuple[str, list[str]]] = {}
+        self._lock = threading.Lock()
+        self._supervising = threading.Event()
+        self._supervisor: threading.Thread | None = None
         self.registry = registry or f"sqlite:///{self.workdir / 'registry.db'}"
         self.storage = storage or (self.workdir / "checkpoints").as_uri() + "/"
         self.spec: ClusterSpec | None = None
@@ -125,7 +153,8 @@ class LiveCluster:
 
     def running(self) -> dict[str, int | None]:
         """Each process this object started, with its exit status (``None``: running)."""
-        return {name: p.poll() for name, p in self.processes.items()}
+        with self._lock:
+            return {name: p.poll() for name, p in self.processes.items()}
 
     @property
     def url(self) -> str:
@@ -145,6 +174,9 @@ class LiveCluster:
             markers=self.markers,
             marker_delay_ms=self.marker_delay_ms,
             controller=f"http://{self.host}:{free_port(self.host)}",
+            heartbeat_ms=self.heartbeat_ms,
+            heartbeat_timeout_ms=self.heartbeat_timeout_ms,
+            ttl_ms=self.ttl_ms,
             seed=self.seed,
         )
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -154,6 +186,7 @@ class LiveCluster:
         log_dir = runs / f"run-{len(list(runs.glob('run-*'))) + 1:03d}"
         spec_file = self.workdir / "spec.json"
         spec_file.write_text(self.spec.to_json(), encoding="utf-8")
+        self._commands.clear()
         try:
             self._spawn(
                 "controller",
@@ -183,9 +216,36 @@ class LiveCluster:
         except BaseException:
             self.stop()
             raise
+        if self.restart_crashed:
+            self._supervising.set()
+            self._supervisor = threading.Thread(
+                target=self._supervise, name="live-supervisor", daemon=True
+            )
+            self._supervisor.start()
+
+    def _supervise(self) -> None:
+        """Start again every process that died (see the module docstring)."""
+        while self._supervising.is_set():
+            time.sleep(SUPERVISE_EVERY_S)
+            with self._lock:
+                if not self._supervising.is_set():
+                    return
+                for name, process in list(self.processes.items()):
+                    code = process.poll()
+                    if code is None:
+                        continue
+                    module, args = self._commands[name]
+                    if name != "controller" and "--await-restore" not in args:
+                        args = [*args, "--await-restore"]
+                    self._spawn(name, module, *args)
+                    self.restarts.append((name, code))
 
     def stop(self) -> None:
         """Stop every process: SIGTERM, then SIGKILL for any still running after a grace."""
+        self._supervising.clear()
+        if self._supervisor is not None:
+            self._supervisor.join()
+            self._supervisor = None
         for process in self.processes.values():
             if process.poll() is None:
                 _signal_group(process, signal.SIGTERM)
@@ -219,6 +279,23 @@ class LiveCluster:
         if storage is not None:
             body["target_storage_uri"] = storage
         return str(self.request("POST", "/v1/snapshots/trigger", body)["snapshot_id"])
+
+    def crash(self, node: str) -> dict[str, Any]:
+        """Have ``node`` killed (SIGKILL), as a crash would (the controller's API)."""
+        return self.request("POST", f"/v1/nodes/{urllib.parse.quote(node)}/crash")
+
+    def restore(self, snapshot_id: str = "latest") -> dict[str, Any]:
+        """Roll every node back to ``snapshot_id`` (default: the latest COMPLETED)."""
+        return self.request("POST", f"/v1/snapshots/{urllib.parse.quote(snapshot_id)}/restore")
+
+    def cleanup(self, snapshot_id: str) -> dict[str, Any]:
+        """What each node freed when the failed ``snapshot_id`` was cleaned up."""
+        return self.request("GET", f"/v1/snapshots/{urllib.parse.quote(snapshot_id)}/cleanup")
+
+    def cluster(self) -> dict[str, Any]:
+        """The controller's view: each node's health (from its heartbeats), epoch and
+        buffers, and the cluster's settings."""
+        return self.request("GET", "/v1/cluster")
 
     def status(self, snapshot_id: str) -> dict[str, Any]:
         return self.request("GET", f"/v1/snapshots/{urllib.parse.quote(snapshot_id)}")
@@ -272,7 +349,7 @@ class LiveCluster:
         if not folder or "/" in folder or folder.startswith("."):
             raise LiveClusterError(f"{snapshot_id}: its parts do not name one run's logs")
         logs = read_logs(spec, self.workdir / "logs" / folder, upto)
-        sim = replay(spec, assemble(spec, logs))
+        sim = replay(spec, assemble(spec, logs), starting_balances(spec, logs))
         return check_live_snapshot(spec, parts, sim, snapshot_id)
 
     # ------------------------------------------------------------ helpers
@@ -282,7 +359,9 @@ class LiveCluster:
         return self.spec
 
     def _spawn(self, name: str, module: str, *args: str) -> None:
-        err = (self.workdir / f"{name}.err").open("wb")
+        again = name in self._commands  # a restart: what the process said before stays
+        self._commands[name] = (module, list(args))
+        err = (self.workdir / f"{name}.err").open("ab" if again else "wb")
         self.processes[name] = subprocess.Popen(
             [sys.executable, "-m", module, *args],
             stdin=subprocess.DEVNULL,

@@ -7,12 +7,24 @@ the controller writes the snapshot's manifest and only then marks it ``COMPLETED
 completed snapshot always has its manifest. ``GET /v1/snapshots[/{id}]`` and
 ``GET /v1/cluster`` tell what happened; the OpenAPI pages are at ``/docs``.
 
+Under failure: nodes send heartbeats to ``POST /internal/v1/heartbeats``; a node that
+leaves or joins (:mod:`.membership`) fails every snapshot in progress, and so does a
+snapshot's time-to-live running out; every failed snapshot is then cleaned up at the
+nodes (``GET /v1/snapshots/{id}/cleanup`` says what each freed).
+``POST /v1/snapshots/{id}/restore`` (``latest``: the newest completed) rolls every node
+back to that snapshot's manifest; ``POST /v1/nodes/{id}/crash`` kills a node, for the
+lab. Snapshots still open when a controller starts were left by one that stopped: they
+fail at once, with that reason.
+
 Every client error is answered ``{"detail": "<field>: <what was expected>"}``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import queue
 import secrets
 import statistics
 import threading
@@ -29,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
+from .membership import DOWN, Membership
 from .registry import (
     COMPLETED,
     FAILED,
@@ -39,12 +52,24 @@ from .registry import (
     Registry,
 )
 from .spec import ClusterSpec, NodeSpec, SpecError
-from .storage import StorageError, parse_storage_uri, write_durable
+from .storage import StorageError, parse_storage_uri, read, write_durable
 
 #: ``await initiate(node, snapshot_id, target_storage_uri)``: tell a node to start a snapshot
 Initiate = Callable[[NodeSpec, str, str], Awaitable[None]]
 #: ``await health()``: node id -> ``"up"``, ``"down"`` or ``"unknown"``
 Health = Callable[[], Awaitable[dict[str, str]]]
+#: ``await cleanup(node, snapshot_id, reason)``: the node abandons a failed snapshot;
+#: ``{"abandoned": bool, "freed_messages": int, "freed_bytes": int}``
+Cleanup = Callable[[NodeSpec, str, str], Awaitable[dict[str, Any]]]
+#: ``await restore(node, snapshot_id, part_uri, epoch, log_folder)``: ``{"balance": int,
+#: "reinjected": int}``, the node paused in the new epoch
+RestoreNode = Callable[[NodeSpec, str, str, int, str], Awaitable[dict[str, Any]]]
+#: ``await resume(node, epoch)``: the node's bank sends again
+Resume = Callable[[NodeSpec, int], Awaitable[None]]
+#: ``await crash(node)``: the node kills itself
+Crash = Callable[[NodeSpec], Awaitable[None]]
+
+log = logging.getLogger(__name__)
 
 #: the estimate before any snapshot has completed (ms)
 DEFAULT_ESTIMATE_MS = 1000
@@ -52,6 +77,15 @@ DEFAULT_ESTIMATE_MS = 1000
 ESTIMATE_WINDOW = 10
 #: how often a snapshot number taken meanwhile by another controller is read anew
 REGISTER_TRIES = 5
+#: how often heartbeats and times-to-live are looked at (seconds)
+MONITOR_EVERY_S = 0.1
+#: the statuses of a snapshot still in progress
+OPEN = (INITIATED, IN_PROGRESS)
+#: the reason given to snapshots a starting controller finds open
+ORPHANED = (
+    "the controller stopped while it was in progress (what the nodes reported meanwhile "
+    "is lost); resolved when a controller started again"
+)
 
 SnapshotType = Literal["full", "incremental"]
 Status = Literal["INITIATED", "IN_PROGRESS", "COMPLETED", "FAILED"]
@@ -100,6 +134,63 @@ class PartAnswer(BaseModel):
     error: str | None
 
 
+class Heartbeat(BaseModel):
+    """A node's heartbeat: it is alive, in ``epoch``, buffering this much for snapshots."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    node_id: str
+    incarnation: str = Field(max_length=200)
+    epoch: int
+    awaiting_restore: bool = False
+    balance: int
+    buffered_messages: int = Field(ge=0)
+    buffered_bytes: int = Field(ge=0)
+    open_snapshots: list[str] = Field(default_factory=list, max_length=10_000)
+    leaving: bool = False
+
+
+class HeartbeatAnswer(BaseModel):
+    #: membership changes this heartbeat made (a join), described
+    changes: list[str]
+
+
+class NodeRestored(BaseModel):
+    node_id: str
+    #: after the recorded channel messages were delivered to it
+    balance: int
+    reinjected: int
+
+
+class RestoreAnswer(BaseModel):
+    snapshot_id: str
+    epoch: int
+    log_folder: str
+    duration_ms: int
+    total_money: int
+    nodes: list[NodeRestored]
+    #: snapshots that were in progress, failed by the restore
+    failed: list[str]
+
+
+class NodeCleanup(BaseModel):
+    node_id: str
+    abandoned: bool | None
+    freed_messages: int | None
+    freed_bytes: int | None
+    error: str | None = None
+
+
+class CleanupView(BaseModel):
+    snapshot_id: str
+    nodes: list[NodeCleanup]
+
+
+class CrashAnswer(BaseModel):
+    node_id: str
+    detail: str
+
+
 class SnapshotView(BaseModel):
     snapshot_id: str
     status: Status
@@ -124,6 +215,10 @@ class NodeView(BaseModel):
     id: str
     address: str
     health: str
+    epoch: int | None = None
+    buffered_messages: int | None = None
+    buffered_bytes: int | None = None
+    heard_ms_ago: int | None = None
 
 
 class ClusterView(BaseModel):
@@ -133,6 +228,9 @@ class ClusterView(BaseModel):
     markers: str
     marker_delay_ms: int
     total_money: int
+    heartbeat_ms: int
+    heartbeat_timeout_ms: int
+    ttl_ms: int
 
 
 class ErrorAnswer(BaseModel):
@@ -143,9 +241,10 @@ class ErrorAnswer(BaseModel):
 _BODIES: dict[str, type[BaseModel]] = {
     "/v1/snapshots/trigger": TriggerRequest,
     "/internal/v1/snapshots/{snapshot_id}/parts": PartReport,
+    "/internal/v1/heartbeats": Heartbeat,
 }
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorAnswer} for code in (404, 422, 503)
+    code: {"model": ErrorAnswer} for code in (404, 409, 422, 503)
 }
 
 
@@ -156,13 +255,17 @@ def create_app(
     storage_uri: str,
     initiate: Initiate | None = None,
     health: Health | None = None,
+    cleanup: Cleanup | None = None,
+    restore: RestoreNode | None = None,
+    resume: Resume | None = None,
+    crash: Crash | None = None,
 ) -> FastAPI:
     """The controller of the cluster ``spec``.
 
     ``registry_url`` is the registry's database (``sqlite:////abs/registry.db``);
-    ``storage_uri`` the default ``target_storage_uri``. ``initiate`` tells a node to start
-    a snapshot (gRPC by default); ``health`` reports which nodes are up (all ``"unknown"``
-    by default).
+    ``storage_uri`` the default ``target_storage_uri``. ``initiate``, ``cleanup``,
+    ``restore``, ``resume`` and ``crash`` are the calls to the nodes (gRPC by default);
+    ``health`` reports which nodes are up (by default: from their heartbeats).
     """
     try:
         default_location = parse_storage_uri(storage_uri)
@@ -175,12 +278,52 @@ def create_app(
 
         initiate = initiate_over_grpc
     start: Initiate = initiate
-    health_of: Health = health or _unknown_health(spec)
+    membership = Membership(spec.ids, spec.heartbeat_timeout_ms / 1000)
+    health_of: Health = health or _membership_health(membership)
+    calls = _NodeCalls(cleanup, restore, resume, crash)
     controller = _Controller(spec, Registry(registry_url))
+    orphans = controller.resolve_orphans()
+    restoring = asyncio.Lock()
+
+    async def clean_up(snapshot_id: str, reason: str) -> None:
+        """Ask every node not known down to abandon a failed snapshot; keep the answers."""
+        health_now = membership.health()
+        nodes = [n for n in spec.nodes if health_now.get(n.id) != DOWN]
+        answers = await asyncio.gather(
+            *(calls.cleanup(n, snapshot_id, reason) for n in nodes), return_exceptions=True
+        )
+        results = {}
+        for node, answer in zip(nodes, answers, strict=True):
+            if isinstance(answer, BaseException):
+                results[node.id] = {"error": str(answer) or type(answer).__name__}
+            else:
+                results[node.id] = dict(answer)
+        controller.cleanups[snapshot_id] = results
+
+    async def monitor() -> None:
+        """Heartbeats that stopped, times-to-live that ran out, cleanups to send."""
+        cleaning: set[asyncio.Task[None]] = set()
+        while True:
+            await asyncio.sleep(MONITOR_EVERY_S)
+            try:
+                changes = membership.expire(time.monotonic())
+                if changes:
+                    reason = "membership changed: " + "; ".join(changes)
+                    await run_in_threadpool(controller.fail_open, reason)
+                await run_in_threadpool(controller.expire)
+            except SQLAlchemyError as e:  # the registry is down: try again next time
+                log.warning("registry: %s", e)
+            while not controller.to_clean.empty():
+                snapshot_id, reason = controller.to_clean.get()
+                task = asyncio.create_task(clean_up(snapshot_id, reason))
+                cleaning.add(task)
+                task.add_done_callback(cleaning.discard)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(monitor())
         yield
+        watcher.cancel()
         controller.registry.close()
 
     app = FastAPI(
@@ -191,6 +334,9 @@ def create_app(
     )
     app.state.spec = spec
     app.state.registry = controller.registry
+    app.state.membership = membership
+    #: snapshots found open at start-up, failed then
+    app.state.orphans = orphans
     _add_error_handlers(app)
 
     @app.post(
@@ -199,6 +345,9 @@ def create_app(
     async def trigger(request: TriggerRequest) -> TriggerAnswer:
         """Register a snapshot and ask its initiating node to start it."""
         node = _node(spec, request.initiated_by_node_id, "initiated_by_node_id")
+        not_ready = membership.not_ready()
+        if not_ready:
+            raise HTTPException(409, f"cluster: {not_ready}; a snapshot needs every node")
         if request.target_storage_uri is None:
             location = default_location
         else:
@@ -217,9 +366,7 @@ def create_app(
                 f"initiated_by_node_id: node {node.id} at {node.address} could not start "
                 f"{snapshot_id}: {str(e) or type(e).__name__}"
             )
-            failed = await run_in_threadpool(
-                controller.registry.finish, snapshot_id, FAILED, error=reason, completed_at=_now()
-            )
+            failed = await run_in_threadpool(controller.fail, snapshot_id, reason)
             # unless the snapshot completed meanwhile (the node started it, its answer was lost)
             if failed or await run_in_threadpool(controller.status, snapshot_id) != COMPLETED:
                 raise HTTPException(503, reason) from None
@@ -249,9 +396,14 @@ def create_app(
         except Exception:
             # a health probe that fails says nothing about the nodes
             states = {}
+        heard = membership.view(time.monotonic())
         return ClusterView(
             nodes=[
-                NodeView(id=n.id, address=n.address, health=states.get(n.id, "unknown"))
+                NodeView(
+                    id=n.id,
+                    address=n.address,
+                    **{**heard[n.id], "health": states.get(n.id, "unknown")},
+                )
                 for n in spec.nodes
             ],
             channels=[f"{src}->{dst}" for src, dst in spec.channels],
@@ -259,7 +411,112 @@ def create_app(
             markers=spec.markers,
             marker_delay_ms=spec.marker_delay_ms,
             total_money=spec.total_money,
+            heartbeat_ms=spec.heartbeat_ms,
+            heartbeat_timeout_ms=spec.heartbeat_timeout_ms,
+            ttl_ms=spec.ttl_ms,
         )
+
+    @app.get("/v1/snapshots/{snapshot_id}/cleanup", response_model=CleanupView, responses=_ERRORS)
+    def get_cleanup(snapshot_id: str) -> CleanupView:
+        """What each node freed when a failed snapshot was cleaned up."""
+        controller.snapshot(snapshot_id)
+        results = controller.cleanups.get(snapshot_id)
+        if results is None:
+            raise HTTPException(
+                404, f"snapshot_id: {snapshot_id} has not been cleaned up (only a FAILED one is)"
+            )
+        return CleanupView(
+            snapshot_id=snapshot_id,
+            nodes=[
+                NodeCleanup(
+                    node_id=node_id,
+                    abandoned=r.get("abandoned"),
+                    freed_messages=r.get("freed_messages"),
+                    freed_bytes=r.get("freed_bytes"),
+                    error=r.get("error"),
+                )
+                for node_id, r in results.items()
+            ],
+        )
+
+    @app.post(
+        "/v1/snapshots/{snapshot_id}/restore", response_model=RestoreAnswer, responses=_ERRORS
+    )
+    async def restore_snapshot(snapshot_id: str) -> RestoreAnswer:
+        """Roll every node back to a COMPLETED snapshot (``latest``: the newest one):
+        states restored, recorded channel messages delivered first, in a new epoch."""
+        if restoring.locked():
+            raise HTTPException(409, "a restore is already running")
+        async with restoring:
+            row, parts = await run_in_threadpool(controller.restorable, snapshot_id)
+            not_ready = membership.not_ready(restoring=True)
+            if not_ready:
+                raise HTTPException(503, f"cluster: {not_ready}; a restore needs every node")
+            began = time.monotonic()
+            sid = str(row["snapshot_id"])
+            failed = await run_in_threadpool(
+                controller.fail_open, f"the cluster was restored from {sid}"
+            )
+            epoch = controller.next_epoch(membership.epoch())
+            folder = f"epoch-{epoch:03d}-{secrets.token_hex(3)}"
+            nodes = [spec.node(node_id) for node_id in spec.ids]
+            answers = await asyncio.gather(
+                *(calls.restore(n, sid, parts[n.id], epoch, folder) for n in nodes),
+                return_exceptions=True,
+            )
+            errors = _errors(nodes, answers)
+            if errors:
+                raise HTTPException(
+                    503,
+                    f"restore of {sid} (epoch {epoch}) failed at {'; '.join(errors)}; "
+                    "the nodes restored wait paused: restore again",
+                )
+            resumed = await asyncio.gather(
+                *(calls.resume(n, epoch) for n in nodes), return_exceptions=True
+            )
+            errors = _errors(nodes, resumed)
+            if errors:
+                raise HTTPException(503, f"resume after restoring {sid}: {'; '.join(errors)}")
+            restored = [
+                NodeRestored(
+                    node_id=n.id, balance=int(a["balance"]), reinjected=int(a["reinjected"])
+                )
+                for n, a in zip(nodes, answers, strict=True)
+                if isinstance(a, dict)
+            ]
+            return RestoreAnswer(
+                snapshot_id=sid,
+                epoch=epoch,
+                log_folder=folder,
+                duration_ms=int((time.monotonic() - began) * 1000),
+                total_money=sum(r.balance for r in restored),
+                nodes=restored,
+                failed=failed,
+            )
+
+    @app.post(
+        "/v1/nodes/{node_id}/crash", status_code=202, response_model=CrashAnswer, responses=_ERRORS
+    )
+    async def crash_node(node_id: str) -> CrashAnswer:
+        """Kill a node (SIGKILL), as a crash would: for the lab."""
+        node = _node(spec, node_id, "node_id")
+        try:
+            await calls.crash(node)
+        except Exception as e:
+            raise HTTPException(503, f"node_id: {node.id} at {node.address}: {e}") from None
+        return CrashAnswer(
+            node_id=node.id,
+            detail=f"killed; the controller notices within {spec.heartbeat_timeout_ms} ms",
+        )
+
+    @app.post("/internal/v1/heartbeats", response_model=HeartbeatAnswer, responses=_ERRORS)
+    def heartbeat(beat: Heartbeat) -> HeartbeatAnswer:
+        """A node is alive (and says what it buffers); a join fails open snapshots."""
+        _node(spec, beat.node_id, "node_id")
+        changes = membership.beat(beat.model_dump(), time.monotonic())
+        if changes:
+            controller.fail_open("membership changed: " + "; ".join(changes))
+        return HeartbeatAnswer(changes=changes)
 
     @app.post(
         "/internal/v1/snapshots/{snapshot_id}/parts",
@@ -287,6 +544,85 @@ class _Controller:
         self._ids = threading.Lock()
         # "all parts in -> manifest -> COMPLETED" happens once per snapshot
         self._completion = threading.Lock()
+        #: failed snapshots whose cleanup is yet to be sent: (snapshot id, reason)
+        self.to_clean: queue.SimpleQueue[tuple[str, str]] = queue.SimpleQueue()
+        #: per cleaned-up snapshot: each node's answer
+        self.cleanups: dict[str, dict[str, dict[str, Any]]] = {}
+        self._epoch = 0
+
+    def fail(self, snapshot_id: str, reason: str, **fields: Any) -> bool:
+        """Move an open snapshot to FAILED (and have it cleaned up); whether it moved."""
+        moved = self.registry.finish(
+            snapshot_id, FAILED, error=reason, completed_at=_now(), **fields
+        )
+        if moved:
+            self.to_clean.put((snapshot_id, reason))
+        return moved
+
+    def fail_open(self, reason: str) -> list[str]:
+        """Fail every snapshot in progress with ``reason``; their ids."""
+        return [
+            row["snapshot_id"]
+            for status in OPEN
+            for row in self.registry.list(status)
+            if self.fail(row["snapshot_id"], reason)
+        ]
+
+    def resolve_orphans(self) -> list[str]:
+        """At start-up: snapshots left open by a controller that stopped fail."""
+        return self.fail_open(ORPHANED)
+
+    def expire(self) -> list[str]:
+        """Fail the open snapshots whose time-to-live ran out; their ids."""
+        now_ns = time.time_ns()
+        ttl_ns = self.spec.ttl_ms * 1_000_000
+        expired = []
+        for status in OPEN:
+            for row in self.registry.list(status):
+                if now_ns - int(row["started_ns"]) < ttl_ns:
+                    continue
+                sid = row["snapshot_id"]
+                reported = {p["node_id"] for p in self.registry.parts(sid)}
+                missing = [n for n in self.spec.ids if n not in reported]
+                reason = (
+                    f"time-to-live of {self.spec.ttl_ms} ms ran out; "
+                    f"no part from {', '.join(missing) or 'no node'}"
+                )
+                if self.fail(sid, reason):
+                    expired.append(sid)
+        return expired
+
+    def next_epoch(self, reported: int) -> int:
+        """A restore's epoch: above every epoch a node reported or a restore used."""
+        self._epoch = max(self._epoch, reported) + 1
+        return self._epoch
+
+    def restorable(self, snapshot_id: str) -> tuple[dict[str, Any], dict[str, str]]:
+        """The COMPLETED snapshot to restore (``latest``: the newest), and each node's
+        part URI from its manifest."""
+        if snapshot_id == "latest":
+            done = self.registry.list(COMPLETED)
+            if not done:
+                raise HTTPException(409, "snapshot_id: no COMPLETED snapshot to restore yet")
+            row = done[-1]
+        else:
+            row = self.snapshot(snapshot_id)
+        if row["status"] != COMPLETED:
+            raise HTTPException(
+                409,
+                f"snapshot_id: {row['snapshot_id']} is {row['status']}; only a COMPLETED "
+                "snapshot (its manifest written) can be restored",
+            )
+        uri = str(row["checkpoint_manifest_uri"])
+        try:
+            manifest = json.loads(read(uri))
+            parts = {str(p["node_id"]): str(p["part_uri"]) for p in manifest["parts"]}
+        except (OSError, StorageError, ValueError, KeyError, TypeError) as e:
+            raise HTTPException(409, f"manifest {uri}: cannot be read ({e})") from None
+        missing = [n for n in self.spec.ids if n not in parts]
+        if missing:
+            raise HTTPException(409, f"manifest {uri}: no part of {', '.join(missing)}")
+        return row, parts
 
     def register(
         self, node_id: str, snapshot_type: str, target_storage_uri: str
@@ -369,11 +705,9 @@ class _Controller:
                 snapshot_id, only_from=(FAILED,), nodes_completed=done, nodes_failed=failed
             )
         elif bad:
-            self.registry.finish(
+            self.fail(
                 snapshot_id,
-                FAILED,
-                error="parts failed: " + "; ".join(_part_error(p) for p in bad),
-                completed_at=_now(),
+                "parts failed: " + "; ".join(_part_error(p) for p in bad),
                 nodes_completed=done,
                 nodes_failed=failed,
             )
@@ -541,11 +875,62 @@ def _part_error(part: dict[str, Any]) -> str:
     return error if error.startswith(f"{node_id}:") else f"{node_id}: {error}"
 
 
-def _unknown_health(spec: ClusterSpec) -> Health:
+def _errors(nodes: Sequence[NodeSpec], answers: Sequence[Any]) -> list[str]:
+    """``"<node>: <error>"`` for each call of a gather that raised."""
+    return [
+        f"{n.id}: {a}" for n, a in zip(nodes, answers, strict=True) if isinstance(a, BaseException)
+    ]
+
+
+def _membership_health(membership: Membership) -> Health:
     async def health() -> dict[str, str]:
-        return dict.fromkeys(spec.ids, "unknown")
+        return membership.health()
 
     return health
+
+
+class _NodeCalls:
+    """The controller's calls to the nodes: the ones given, else gRPC (imported when
+    first used, so a controller given every call runs without grpc installed)."""
+
+    def __init__(
+        self,
+        cleanup: Cleanup | None,
+        restore: RestoreNode | None,
+        resume: Resume | None,
+        crash: Crash | None,
+    ) -> None:
+        self._cleanup, self._restore, self._resume, self._crash = cleanup, restore, resume, crash
+
+    async def cleanup(self, node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
+        if self._cleanup is None:
+            from .rpc import cleanup_over_grpc
+
+            self._cleanup = cleanup_over_grpc
+        return await self._cleanup(node, snapshot_id, reason)
+
+    async def restore(
+        self, node: NodeSpec, snapshot_id: str, part_uri: str, epoch: int, folder: str
+    ) -> dict[str, Any]:
+        if self._restore is None:
+            from .rpc import restore_over_grpc
+
+            self._restore = restore_over_grpc
+        return await self._restore(node, snapshot_id, part_uri, epoch, folder)
+
+    async def resume(self, node: NodeSpec, epoch: int) -> None:
+        if self._resume is None:
+            from .rpc import resume_over_grpc
+
+            self._resume = resume_over_grpc
+        await self._resume(node, epoch)
+
+    async def crash(self, node: NodeSpec) -> None:
+        if self._crash is None:
+            from .rpc import crash_over_grpc
+
+            self._crash = crash_over_grpc
+        await self._crash(node)
 
 
 def _iso(time_ns: int) -> str:

@@ -174,6 +174,11 @@ class NodeHost:
         self.algorithm.on_control(self.me, channel, mid, action)
         return action
 
+    def note(self) -> int:
+        """An action of the node's own that is neither a message nor the algorithm's (it
+        abandons a snapshot, it starts an epoch): numbered like every other; returns it."""
+        return self._next_action()
+
     # ------------------------------------------------------------ helpers
     def _next_action(self) -> int:
         action = self._time

@@ -21,14 +21,29 @@ assembles the logs of all nodes into one run the engine checks
 (:mod:`snapshotlib.live.runlog`). When its part of a snapshot is done the node writes
 the part (its recorded balance and recorded channel states) durably under the
 snapshot's storage URI, then reports it to the controller.
+
+Under failure (lesson 10): the node sends the controller a heartbeat every
+``heartbeat_ms`` (with its epoch and what it buffers for snapshots); a snapshot whose
+part is not done ``ttl_ms`` after the node recorded is abandoned here and reported
+failed; ``Cleanup`` abandons a snapshot the controller failed (each abandon is a log
+line the replay applies). ``Restore`` rolls the node back to its part of a completed
+snapshot in a new *epoch*: the part's balance, then the channel messages it recorded,
+delivered in order; envelopes of an older epoch are dropped from then on, its log goes
+on in a new folder, and the bank waits for ``Resume``. A node started with
+``--await-restore`` (restarted after a crash) holds nothing and drops everything until a
+restore. ``Crash`` kills the process (SIGKILL), for the lab.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import random
+import re
+import secrets
 import signal
 import sys
 import time
@@ -42,12 +57,13 @@ import grpc
 
 from ..algorithms.base import SnapshotError
 from ..algorithms.chandy_lamport import ChandyLamport
+from ..model import Channel
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
 from .host import NodeHost
 from .lifetime import exit_with_parent
 from .rpc import protos, services
 from .spec import ClusterSpec, SpecError
-from .storage import StorageError, parse_storage_uri, write_durable
+from .storage import StorageError, parse_storage_uri, read, write_durable
 
 #: the largest transfer, as a share of the initial balance
 MAX_SHARE = 0.05
@@ -64,47 +80,82 @@ LINK_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect
 #: call metadata of an out-of-band marker: the sender's vector clock, where parts go
 CLOCK_KEY = "x-snapshotlib-clock"
 STORAGE_KEY = "x-snapshotlib-target-storage-uri-bin"  # "-bin": any bytes, not only ASCII
+EPOCH_KEY = "x-snapshotlib-epoch"
+#: the epoch of a node restarted after a crash: it matches no sender's until a restore
+NO_EPOCH = -1
+#: how often the time-to-live of open snapshots is looked at (seconds)
+TTL_EVERY_S = 0.1
+#: a log folder a restore may name: one plain name under the cluster's logs
+LOG_FOLDER = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+
+
+class RestoreError(ValueError):
+    """A restore this node cannot do (a missing or foreign part, a bad folder)."""
 
 
 class Node:
     """Node ``me`` of the cluster ``spec`` (see the module docstring)."""
 
-    def __init__(self, spec: ClusterSpec, me: str, log_dir: Path) -> None:
+    def __init__(
+        self, spec: ClusterSpec, me: str, log_dir: Path, *, await_restore: bool = False
+    ) -> None:
         self.spec = spec
         self.me = spec.node(me).id
         self.network = spec.network()
         self.position = spec.ids.index(me)
-        self.clock = [0] * len(spec.nodes)
         self.rng = random.Random(spec.seed + self.position)
-        self.host = NodeHost(
-            self.network,
-            me,
-            ChandyLamport(),
-            spec.initial_money,
-            self._transmit_control,
-            self._on_event,
-        )
         self._in_by_sender = {c.src: self.network.channel_index(c) for c in self.network.inputs(me)}
-        self.outputs = self.host.output_channels(me)
         self._queues: dict[int, asyncio.Queue[Any]] = {}
-        self._seq_out = dict.fromkeys(self.outputs, 0)
         self.received = 0
         self.sent = 0
         self.streams_open = 0
+        self._tasks: set[asyncio.Task[Any]] = set()
+        #: out-of-band markers: a gRPC channel per output channel, apart from its stream
+        self._marker_links: dict[int, grpc.aio.Channel] = {}
+        self.stopping = asyncio.Event()
+        #: this process's name in heartbeats: a restarted node is a new member
+        self.incarnation = f"{os.getpid()}-{secrets.token_hex(4)}"
+        #: a restore starts a new epoch; envelopes of any other epoch are dropped
+        self.epoch = NO_EPOCH if await_restore else 0
+        self.awaiting_restore = await_restore
+        #: the bank holds back during a restore, until every node is restored
+        self.held = await_restore
+        self.log_root = log_dir.parent
+        self.log: IO[str] = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        self._start_epoch(spec.initial_money, None if await_restore else log_dir)
+
+    def _start_epoch(self, balance: int, log_dir: Path | None) -> None:
+        """Everything an epoch has of its own, anew: the engine's host (with ``balance``),
+        the clock, the channel numbers, the snapshots, the log (in ``log_dir``)."""
+        self.clock = [0] * len(self.spec.nodes)
+        self.algorithm = ChandyLamport()
+        self.host = NodeHost(
+            self.network,
+            self.me,
+            self.algorithm,
+            balance,
+            self._transmit_control,
+            self._on_event,
+        )
+        self.outputs = self.host.output_channels(self.me)
+        self._seq_out = dict.fromkeys(self.outputs, 0)
         #: where each snapshot's parts go, once this node knows
         self._storage: dict[str, str] = {}
         #: per snapshot: this node's vector clock when it recorded its state
         self._clock_at_record: dict[str, list[int]] = {}
         #: per snapshot: the action that completed this node's part, and the clock after it
         self._done_at: dict[str, tuple[int, list[int]]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        #: out-of-band markers: a gRPC channel per output channel, apart from its stream
-        self._marker_links: dict[int, grpc.aio.Channel] = {}
-        self.stopping = asyncio.Event()
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.log: IO[str] = (log_dir / f"{me}.jsonl").open("w", encoding="utf-8")
-        #: the log's folder, named in each part: a check reads the logs of that run
-        self.log_folder = log_dir.name
+        #: per snapshot still open here: when this node recorded (monotonic seconds)
+        self._open_since: dict[str, float] = {}
+        self.log.close()
+        if log_dir is None:
+            self.log = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+            self.log_folder = ""
+        else:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            self.log = (log_dir / f"{self.me}.jsonl").open("w", encoding="utf-8")
+            #: the log's folder, named in each part: a check reads the logs of that run
+            self.log_folder = log_dir.name
 
     # --------------------------------------------------------------- actions
     def _tick(self, merge: Any = ()) -> list[int]:
@@ -135,12 +186,15 @@ class Node:
                 seq=seq,
                 clock=self.clock,
                 transfer=protos.Transfer(amount=amount),
+                epoch=self.epoch,
             )
         )
 
     def accept(self, envelope: Any) -> None:
         """Take one envelope from an input stream (in the order it was sent)."""
         channel = self.input_from(envelope.sender_node_id)
+        if envelope.epoch != self.epoch:
+            return  # sent before a restore (or to a node that holds nothing yet)
         body = envelope.WhichOneof("body")
         if body == "transfer":
             amount = envelope.transfer.amount
@@ -188,6 +242,8 @@ class Node:
 
     def initiate(self, snapshot_id: str, storage_uri: str) -> str:
         """Start ``snapshot_id`` here; the reason when it cannot be started, else ``""``."""
+        if self.awaiting_restore:
+            return f"{self.me} restarted after a crash and holds no state: restore it first"
         if snapshot_id in self.host.algorithm.records:
             return f"{self.me} already took part in {snapshot_id}"
         try:
@@ -203,6 +259,164 @@ class Node:
             return str(e)
         return ""
 
+    # ------------------------------------------------------------- failures
+    def buffered(self, snapshot_id: str | None = None) -> tuple[int, int]:
+        """Messages recorded for open snapshots (or for ``snapshot_id`` only), and the
+        bytes they take in a part: what a cleanup frees."""
+        messages = self.host.messages
+        count = size = 0
+        for ch in self.host.input_channels(self.me):
+            for sid, recorded in self.algorithm.recording(ch).items():
+                if snapshot_id is None or sid == snapshot_id:
+                    count += len(recorded)
+                    size += len(json.dumps([messages[m].payload for m in recorded]))
+        return count, size
+
+    def abandon(self, snapshot_id: str, reason: str) -> tuple[bool, int, int]:
+        """Give ``snapshot_id`` up here: what was recorded for it goes, its later markers
+        are ignored. Logged (the replay does the same at the same point). Returns
+        whether the node held anything of it, and the messages and bytes freed."""
+        if snapshot_id in self._done_at:
+            return False, 0, 0  # the part is written: nothing is buffered for it
+        held = snapshot_id in self._open_since
+        freed, size = self.buffered(snapshot_id)
+        self._open_since.pop(snapshot_id, None)
+        self._tick()
+        self._write({"i": self.host.note(), "kind": "discard", "snapshot": snapshot_id})
+        self.host.algorithm.discard(snapshot_id)
+        print(f"{self.me}: abandoned {snapshot_id}: {reason}", file=sys.stderr)
+        return held, freed, size
+
+    async def _watch_ttl(self) -> None:
+        """Abandon a snapshot whose part is not done ``ttl_ms`` after this node recorded,
+        and report it failed (the text's node-local time-to-live)."""
+        ttl = self.spec.ttl_ms / 1000
+        while not self.stopping.is_set():
+            await asyncio.sleep(TTL_EVERY_S)
+            now = time.monotonic()
+            for snapshot_id, since in list(self._open_since.items()):
+                if now - since < ttl:
+                    continue
+                missing = self._missing_markers(snapshot_id)
+                reason = (
+                    f"{self.me}: time-to-live of {self.spec.ttl_ms} ms ran out with no "
+                    f"marker on {', '.join(missing) or 'no channel'}"
+                )
+                self.abandon(snapshot_id, reason)
+                report = {"node_id": self.me, "part_uri": "", "size_bytes": 0, "ok": False}
+                report["error"] = reason
+                self._spawn(asyncio.to_thread(self._report, snapshot_id, report))
+
+    def _missing_markers(self, snapshot_id: str) -> list[str]:
+        inputs = self.host.input_channels(self.me)
+        return [self._name(ch) for ch in inputs if snapshot_id in self.algorithm.recording(ch)]
+
+    async def restore(self, snapshot_id: str, part_uri: str, epoch: int, log_folder: str) -> int:
+        """Roll back to this node's part of ``snapshot_id`` in ``epoch`` (see the module
+        docstring); the bank holds back until :meth:`resume`. Returns the messages
+        re-injected. :class:`RestoreError` (nothing changed) when the part is not this
+        node's part of that snapshot."""
+        if not LOG_FOLDER.match(log_folder):
+            raise RestoreError(f"log_folder: one plain folder name expected, got {log_folder!r}")
+        if epoch <= self.epoch:
+            raise RestoreError(f"epoch: above this node's {self.epoch} expected, got {epoch}")
+        try:
+            part = json.loads(await asyncio.to_thread(read, part_uri))
+            if part["snapshot_id"] != snapshot_id or part["node_id"] != self.me:
+                raise RestoreError(
+                    f"part_uri: {part_uri} is {part['node_id']}'s part of "
+                    f"{part['snapshot_id']}, not {self.me}'s part of {snapshot_id}"
+                )
+            balance = part["balance"]
+            channels = {}
+            inputs = self.host.input_channels(self.me)
+            for name, amounts in part["channels"].items():
+                ch = self.network.channel_index(Channel.parse(name))
+                if ch not in inputs:
+                    raise RestoreError(f"part_uri: {name} is not a channel into {self.me}")
+                channels[ch] = list(amounts)
+            if not isinstance(balance, int) or not all(
+                isinstance(a, int) and a > 0 for amounts in channels.values() for a in amounts
+            ):
+                raise RestoreError(f"part_uri: {part_uri} holds no balance and amounts")
+        except RestoreError:
+            raise
+        except (OSError, StorageError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise RestoreError(f"part_uri: {part_uri}: {e}") from None
+        self.held = True
+        self.epoch = epoch
+        for queue in self._queues.values():  # what the old epoch had yet to send
+            while not queue.empty():
+                queue.get_nowait()
+        self._start_epoch(balance, self.log_root / log_folder)
+        self.awaiting_restore = False
+        self._tick()
+        self._write(
+            {
+                "i": self.host.note(),
+                "kind": "restore",
+                "snapshot": snapshot_id,
+                "epoch": epoch,
+                "balance": balance,
+            }
+        )
+        reinjected = 0
+        for ch, amounts in channels.items():  # delivered first, in the order recorded
+            for amount in amounts:
+                self._tick()
+                action, _ = self.host.accept_transfer(ch, -1, amount)
+                self._write(
+                    {"i": action, "kind": "reinject", "ch": self._name(ch), "amount": amount}
+                )
+                reinjected += 1
+        self.log.flush()
+        return reinjected
+
+    def resume(self, epoch: int) -> bool:
+        """The bank sends again, if ``epoch`` is this node's."""
+        if epoch != self.epoch:
+            return False
+        self.held = False
+        return True
+
+    def heartbeat(self) -> dict[str, Any]:
+        count, size = self.buffered()
+        return {
+            "node_id": self.me,
+            "incarnation": self.incarnation,
+            "epoch": self.epoch,
+            "awaiting_restore": self.awaiting_restore,
+            "balance": self.host.balance,
+            "buffered_messages": count,
+            "buffered_bytes": size,
+            "open_snapshots": sorted(self._open_since),
+            "leaving": self.stopping.is_set(),
+        }
+
+    async def _send_heartbeats(self) -> None:
+        every = self.spec.heartbeat_ms / 1000
+        while not self.stopping.is_set():
+            self._spawn(asyncio.to_thread(self._post_heartbeat, self.heartbeat()))
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), every)
+        # a node that stops says so: it leaves at once instead of timing out
+        await asyncio.to_thread(self._post_heartbeat, self.heartbeat())
+
+    def _post_heartbeat(self, beat: dict[str, Any]) -> None:
+        if not self.spec.controller:
+            return
+        request = urllib.request.Request(
+            f"{self.spec.controller}/internal/v1/heartbeats",
+            json.dumps(beat).encode(),
+            {"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.spec.heartbeat_timeout_ms / 1000):
+                pass
+        except OSError:
+            pass  # the controller is down or busy: the next beat tries again
+
     # ------------------------------------------------- what the algorithm does
     def _transmit_control(self, channel: int, message: int, kind: str, tag: str) -> None:
         marker = protos.MarkerRequest(
@@ -210,7 +424,9 @@ class Node:
         )
         storage_uri = self._storage.get(tag, "")
         if self.spec.markers == "out-of-band":
-            self._spawn(self._send_marker(channel, marker, list(self.clock), storage_uri))
+            self._spawn(
+                self._send_marker(channel, marker, list(self.clock), storage_uri, self.epoch)
+            )
             return
         self._queues[channel].put_nowait(
             protos.Envelope(
@@ -218,11 +434,12 @@ class Node:
                 clock=self.clock,
                 marker=marker,
                 target_storage_uri=storage_uri,
+                epoch=self.epoch,
             )
         )
 
     async def _send_marker(
-        self, channel: int, marker: Any, clock: list[int], storage_uri: str
+        self, channel: int, marker: Any, clock: list[int], storage_uri: str, epoch: int
     ) -> None:
         """The text's ``SendMarker`` call, after the spec's delay, on the marker link.
 
@@ -234,6 +451,7 @@ class Node:
         metadata = (
             (CLOCK_KEY, ",".join(map(str, clock))),
             (STORAGE_KEY, storage_uri.encode()),
+            (EPOCH_KEY, str(epoch)),
         )
         stub = services.SnapshotServiceStub(self._marker_links[channel])
         try:
@@ -245,7 +463,9 @@ class Node:
     def _on_event(self, event: TraceEvent) -> None:
         if isinstance(event, StateRecorded):
             self._clock_at_record[event.snapshot_id] = list(self.clock)
+            self._open_since[event.snapshot_id] = time.monotonic()
         elif isinstance(event, PartDone):
+            self._open_since.pop(event.snapshot_id, None)
             self._done_at[event.snapshot_id] = (event.action, list(self.clock))
             self._spawn(self._finish_part(event.snapshot_id))
 
@@ -320,32 +540,43 @@ class Node:
         while not self.stopping.is_set():
             await asyncio.sleep(interval * self.rng.uniform(0.5, 1.5))
             balance = self.host.balance
-            if balance > 0 and not self.host.paused and self.outputs:
+            if balance > 0 and not self.host.paused and not self.held and self.outputs:
                 channel = self.rng.choice(self.outputs)
                 if self._queues[channel].qsize() >= MAX_BACKLOG:
                     continue  # the channel is backed up: this transfer is not made
                 self.send_transfer(channel, self.rng.randint(1, min(balance, largest)))
 
     async def _stream_out(self, channel: int) -> None:
-        """Open output ``channel``'s stream and write its envelopes in order."""
+        """Open output ``channel``'s stream and write its envelopes in order; open it
+        again when it breaks (its receiver crashed: what was on the wire is lost)."""
         queue = self._queues[channel]
         address = self.spec.node(self.network.channels[channel].dst).address
-
         held_up = self.spec.marker_delay_ms / 1000
+        ended = False
 
         async def envelopes() -> Any:
+            nonlocal ended
             while True:
                 envelope = await queue.get()
                 if envelope is None:
+                    ended = True
                     return
                 if held_up and envelope.HasField("marker"):
                     await asyncio.sleep(held_up)  # what follows on the channel waits too
                 yield envelope
 
-        async with grpc.aio.insecure_channel(address, options=LINK_OPTIONS) as link:
-            await link.channel_ready()
-            self.streams_open += 1
-            await services.ChannelServiceStub(link).Open(envelopes(), wait_for_ready=True)
+        while not ended:
+            async with grpc.aio.insecure_channel(address, options=LINK_OPTIONS) as link:
+                await link.channel_ready()
+                self.streams_open += 1
+                try:
+                    await services.ChannelServiceStub(link).Open(envelopes(), wait_for_ready=True)
+                except grpc.aio.AioRpcError:
+                    pass
+                finally:
+                    self.streams_open -= 1
+            if not ended:
+                await asyncio.sleep(0.1)
 
     async def _flush_log(self) -> None:
         while not self.stopping.is_set():
@@ -374,12 +605,18 @@ class Node:
             raise OSError(f"{self.me}: cannot listen on {address}")
         await server.start()
         streams = [asyncio.create_task(self._stream_out(ch)) for ch in self.outputs]
-        helpers = [asyncio.create_task(self._bank()), asyncio.create_task(self._flush_log())]
+        helpers = [
+            asyncio.create_task(self._bank()),
+            asyncio.create_task(self._flush_log()),
+            asyncio.create_task(self._watch_ttl()),
+        ]
+        beats = asyncio.create_task(self._send_heartbeats())
         await self.stopping.wait()
+        await asyncio.wait([beats], timeout=2.0)
         for queue in self._queues.values():
             queue.put_nowait(None)
         await asyncio.wait(streams, timeout=2.0)
-        for task in [*streams, *helpers, *self._tasks]:
+        for task in [*streams, *helpers, beats, *self._tasks]:
             task.cancel()
         await server.stop(grace=1.0)
         for link in self._marker_links.values():
@@ -421,6 +658,8 @@ class _Markers(services.SnapshotServiceServicer):  # type: ignore[misc,name-defi
         except (SpecError, ValueError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         storage_uri = bytes(metadata.get(STORAGE_KEY, b"")).decode(errors="replace")
+        if str(metadata.get(EPOCH_KEY, "")) != str(self.node.epoch):
+            return protos.MarkerResponse(accepted=False)  # sent before a restore
         self.node.accept_marker(channel, request.snapshot_id, clock, storage_uri)
         return protos.MarkerResponse(accepted=True)
 
@@ -443,7 +682,37 @@ class _Control(services.NodeControlServicer):  # type: ignore[misc,name-defined]
             received=node.received,
             streams_open=node.streams_open,
             streams=len(node.outputs),
+            epoch=node.epoch,
+            awaiting_restore=node.awaiting_restore,
+            buffered_messages=(buffered := node.buffered())[0],
+            buffered_bytes=buffered[1],
         )
+
+    async def Crash(self, request: Any, context: Any) -> Any:
+        # answered first, then killed: the caller learns the node took the request
+        asyncio.get_running_loop().call_later(0.05, os.kill, os.getpid(), signal.SIGKILL)
+        return protos.CrashResponse()
+
+    async def Cleanup(self, request: Any, context: Any) -> Any:
+        held, freed, size = self.node.abandon(request.snapshot_id, request.reason or "cleanup")
+        return protos.CleanupResponse(abandoned=held, freed_messages=freed, freed_bytes=size)
+
+    async def Restore(self, request: Any, context: Any) -> Any:
+        try:
+            reinjected = await self.node.restore(
+                request.snapshot_id, request.part_uri, request.epoch, request.log_folder
+            )
+        except RestoreError as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        return protos.RestoreResponse(balance=self.node.host.balance, reinjected=reinjected)
+
+    async def Resume(self, request: Any, context: Any) -> Any:
+        if not self.node.resume(request.epoch):
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"epoch: {self.node.me} is in epoch {self.node.epoch}, not {request.epoch}",
+            )
+        return protos.ResumeResponse()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -453,6 +722,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-dir", type=Path, required=True, help="where its log goes")
     parser.add_argument(
         "--exit-with-parent", action="store_true", help="stop when the starting process is gone"
+    )
+    parser.add_argument(
+        "--await-restore",
+        action="store_true",
+        help="restarted after a crash: hold no state until the controller restores one",
     )
     args = parser.parse_args(argv)
     try:
@@ -466,7 +740,7 @@ def main(argv: list[str] | None = None) -> int:
         exit_with_parent()
 
     async def serve() -> None:
-        node = Node(spec, args.node, args.log_dir)
+        node = Node(spec, args.node, args.log_dir, await_restore=args.await_restore)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, node.stopping.set)

@@ -52,13 +52,45 @@ async def initiate_over_grpc(node: NodeSpec, snapshot_id: str, storage_uri: str)
         raise NodeUnreachable(f"node {node.id} refused: {answer.reason}")
 
 
-async def health_over_grpc(node: NodeSpec, timeout: float = 2.0) -> dict[str, Any] | None:
-    """``node``'s balance and message counts, or ``None`` when it does not answer."""
+async def _call(node: NodeSpec, method: str, request: Any) -> Any:
+    """``NodeControl.<method>(request)`` at ``node``; :class:`NodeUnreachable` naming the
+    node when the call fails."""
     async with grpc.aio.insecure_channel(node.address) as channel:
+        stub = services.NodeControlStub(channel)
         try:
-            answer = await services.NodeControlStub(channel).Health(
-                protos.HealthRequest(), timeout=timeout
-            )
-        except grpc.aio.AioRpcError:
-            return None
-    return {"balance": answer.balance, "sent": answer.sent, "received": answer.received}
+            return await getattr(stub, method)(request, timeout=CALL_TIMEOUT_S)
+        except grpc.aio.AioRpcError as e:
+            raise NodeUnreachable(f"node {node.id} at {node.address}: {e.details()}") from None
+
+
+async def cleanup_over_grpc(node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
+    """Ask ``node`` to abandon a failed snapshot; what it freed."""
+    answer = await _call(
+        node, "Cleanup", protos.CleanupRequest(snapshot_id=snapshot_id, reason=reason)
+    )
+    return {
+        "abandoned": answer.abandoned,
+        "freed_messages": answer.freed_messages,
+        "freed_bytes": answer.freed_bytes,
+    }
+
+
+async def restore_over_grpc(
+    node: NodeSpec, snapshot_id: str, part_uri: str, epoch: int, log_folder: str
+) -> dict[str, Any]:
+    """Ask ``node`` to roll back to its part ``part_uri`` of ``snapshot_id`` in ``epoch``."""
+    request = protos.RestoreRequest(
+        snapshot_id=snapshot_id, part_uri=part_uri, epoch=epoch, log_folder=log_folder
+    )
+    answer = await _call(node, "Restore", request)
+    return {"balance": answer.balance, "reinjected": answer.reinjected}
+
+
+async def resume_over_grpc(node: NodeSpec, epoch: int) -> None:
+    """Let ``node``'s bank send again in ``epoch``."""
+    await _call(node, "Resume", protos.ResumeRequest(epoch=epoch))
+
+
+async def crash_over_grpc(node: NodeSpec) -> None:
+    """Have ``node`` kill itself."""
+    await _call(node, "Crash", protos.CrashRequest())

@@ -17,6 +17,12 @@ clock counts, for every node, how many of that node's actions happened before, s
   (:func:`check_live_snapshot` compares them), and the engine's checks decide whether
   it is a consistent cut that conserves money.
 
+A node that gives a failed snapshot up logs it (``discard``); the replay has that node
+alone abandon it at the same point (:class:`Abandon`), so both ignore its later markers
+alike. A restore starts a new epoch whose logs go to a folder of their own, each opening
+with the node's restored balance and the channel messages delivered to it first
+(:func:`starting_balances`).
+
 Standard library only.
 """
 
@@ -40,6 +46,19 @@ from .spec import ClusterSpec
 
 class RunLogError(ValueError):
     """A node's log that cannot be read or replayed, naming the file and line."""
+
+
+@dataclass(frozen=True)
+class Abandon:
+    """``process`` gives ``snapshot_id`` up (a node's cleanup or time-to-live): not an
+    action of the engine, a change to its algorithm at that point of the run."""
+
+    process: str
+    snapshot_id: str
+
+
+#: what :func:`assemble` yields: the engine's actions, and the abandons between them
+Step = Action | Abandon
 
 
 def read_logs(
@@ -109,16 +128,38 @@ def causal_prefix(
     return {n: logs[n][: kept[n]] for n in ids}
 
 
-def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[Action]:
+def starting_balances(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
+    """Each node's balance when its log begins: the spec's initial money, or after a
+    restore the restored balance with the channel messages re-injected into it (the
+    ``reinject`` lines that follow the ``restore`` line)."""
+    balances = dict.fromkeys(spec.ids, spec.initial_money)
+    for node, lines in logs.items():
+        if not lines or lines[0].get("kind") != "restore":
+            continue
+        try:
+            balance = int(lines[0]["balance"])
+            for line in lines[1:]:
+                if line.get("kind") != "reinject":
+                    break
+                balance += int(line["amount"])
+        except (KeyError, TypeError, ValueError):
+            raise RunLogError(f"{node}'s log: its restore is malformed") from None
+        balances[node] = balance
+    return balances
+
+
+def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[Step]:
     """The logged actions as one sequence in which causes come first (see the module
     docstring); markers are the algorithm's own, so only their arrivals appear."""
     position = {n: i for i, n in enumerate(spec.ids)}
     lines = [(sum(line["clock"]), position[n], line) for n in spec.ids for line in logs[n]]
     lines.sort(key=lambda x: (x[0], x[1]))
-    actions: list[Action] = []
+    actions: list[Step] = []
     markers: list[str | None] = []  # per action: the snapshot of a delivered marker
     for _, p, line in lines:
         node = spec.ids[p]
+        if line.get("kind") in ("restore", "reinject"):
+            continue  # the epoch's start: read by starting_balances
         try:
             actions.append(_action(node, line))
             markers.append(str(line["snapshot"]) if line["kind"] == "marker" else None)
@@ -128,10 +169,10 @@ def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[A
             raise RunLogError(f"{node}'s log, action {line['i']}: {e}") from None
     if spec.network().fifo:
         return actions
-    return _name_messages(spec, actions, markers)
+    return _name_messages(spec, actions, markers, starting_balances(spec, logs))
 
 
-def _action(node: str, line: dict[str, Any]) -> Action:
+def _action(node: str, line: dict[str, Any]) -> Step:
     """The engine's action for one line of ``node``'s log."""
     kind = line["kind"]
     if kind == "send":
@@ -141,20 +182,25 @@ def _action(node: str, line: dict[str, Any]) -> Action:
         return Deliver(Channel.parse(line["ch"]), label=_label(line))
     if kind == "initiate":
         return StartSnapshot(node, line["snapshot"])
+    if kind == "discard":
+        return Abandon(node, str(line["snapshot"]))
     raise ValueError(f"unknown kind {kind!r}")
 
 
 def _name_messages(
-    spec: ClusterSpec, actions: list[Action], markers: list[str | None]
-) -> list[Action]:
+    spec: ClusterSpec,
+    actions: list[Step],
+    markers: list[str | None],
+    balances: dict[str, int],
+) -> list[Step]:
     """``actions`` with each delivery naming the message it takes, as a non-FIFO channel
     needs: the transfer with the logged label, or the marker of the logged snapshot.
 
     Message ids are the engine's, known only as it runs: the run is replayed to read
     them (the markers are its algorithm's own).
     """
-    sim = _simulator(spec)
-    named: list[Action] = []
+    sim = _simulator(spec, balances)
+    named: list[Step] = []
     for n, (action, snapshot) in enumerate(zip(actions, markers, strict=True)):
         if isinstance(action, Deliver):
             channel = sim.network.channel_index(action.channel)
@@ -191,13 +237,16 @@ def _label(line: dict[str, Any]) -> str | None:
     return None
 
 
-def replay(spec: ClusterSpec, actions: list[Action]) -> Simulator:
-    """The engine's run of ``actions`` (the bank, the engine's Chandy–Lamport).
+def replay(
+    spec: ClusterSpec, actions: list[Step], balances: dict[str, int] | None = None
+) -> Simulator:
+    """The engine's run of ``actions`` (the bank, the engine's Chandy–Lamport), from
+    ``balances`` (default: the spec's initial money; :func:`starting_balances`).
 
     :class:`RunLogError` when a delivery does not take what the node accepted: a
     channel the spec says is FIFO was not, or the logs disagree.
     """
-    sim = _simulator(spec)
+    sim = _simulator(spec, balances)
     for n, action in enumerate(actions):
         _step(sim, n, action)
         if isinstance(action, Deliver):
@@ -213,13 +262,17 @@ def replay(spec: ClusterSpec, actions: list[Action]) -> Simulator:
     return sim
 
 
-def _simulator(spec: ClusterSpec) -> Simulator:
-    return Simulator(
-        spec.network(), "bank", dict.fromkeys(spec.ids, spec.initial_money), ChandyLamport
-    )
+def _simulator(spec: ClusterSpec, balances: dict[str, int] | None = None) -> Simulator:
+    initial = balances or dict.fromkeys(spec.ids, spec.initial_money)
+    return Simulator(spec.network(), "bank", dict(initial), ChandyLamport)
 
 
-def _step(sim: Simulator, n: int, action: Action) -> None:
+def _step(sim: Simulator, n: int, action: Step) -> None:
+    if isinstance(action, Abandon):
+        algorithm = sim.algorithm
+        assert isinstance(algorithm, ChandyLamport)
+        algorithm.abandon(action.process, action.snapshot_id)
+        return
     try:
         sim.step(action)
     except ActionError as e:

@@ -8,7 +8,6 @@ live up`` start it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -46,16 +45,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from .controller import create_app
     from .registry import RegistryError
-    from .rpc import health_over_grpc
     from .storage import StorageError
 
-    async def health() -> dict[str, str]:
-        answers = await asyncio.gather(*(health_over_grpc(n) for n in spec.nodes))
-        pairs = zip(spec.nodes, answers, strict=True)
-        return {n.id: "up" if a is not None else "down" for n, a in pairs}
-
     try:
-        app = create_app(spec, args.registry, args.storage, health=health)
+        app = create_app(spec, args.registry, args.storage)
     except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
         print(f"snapshotlib live controller: {e}", file=sys.stderr)
         return 2

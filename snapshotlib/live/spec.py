@@ -61,6 +61,17 @@ class ClusterSpec:
         marker connection).
     controller
         The controller's base URL (``http://host:port``), where nodes report.
+    heartbeat_ms
+        How often each node tells the controller it is alive (and how much it buffers).
+    heartbeat_timeout_ms
+        A node not heard from for this long has left the cluster: the snapshots in
+        progress fail (membership changed). Wall time, and generous: on a loaded machine
+        a live node can be late by a second or more.
+    ttl_ms
+        Time-to-live of a snapshot: a node whose part is not complete this long after it
+        recorded its state abandons it and reports the failure; the controller fails a
+        snapshot still open this long after its trigger (a backstop for nodes that
+        cannot report).
     seed
         Seed of the nodes' random transfers (node ``i`` uses ``seed + i``).
     """
@@ -72,6 +83,9 @@ class ClusterSpec:
     markers: str = "in-band"
     marker_delay_ms: int = 0
     controller: str = ""
+    heartbeat_ms: int = 500
+    heartbeat_timeout_ms: int = 5000
+    ttl_ms: int = 30000
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -85,6 +99,15 @@ class ClusterSpec:
             raise SpecError(f"marker_delay_ms: a whole number, got {self.marker_delay_ms!r}")
         if self.marker_delay_ms < 0:
             raise SpecError(f"marker_delay_ms: at least 0, got {self.marker_delay_ms}")
+        for name in ("heartbeat_ms", "heartbeat_timeout_ms", "ttl_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise SpecError(f"{name}: a whole number of milliseconds above 0, got {value!r}")
+        if self.heartbeat_timeout_ms <= self.heartbeat_ms:
+            raise SpecError(
+                f"heartbeat_timeout_ms: longer than heartbeat_ms ({self.heartbeat_ms}), "
+                f"got {self.heartbeat_timeout_ms}"
+            )
         if isinstance(self.initial_money, bool) or not isinstance(self.initial_money, int):
             raise SpecError(f"initial_money: a whole number, got {self.initial_money!r}")
         if self.initial_money < 0:
