@@ -548,35 +548,38 @@ class Node:
 
     async def _stream_out(self, channel: int) -> None:
         """Open output ``channel``'s stream and write its envelopes in order; open it
-        again when it breaks (its receiver crashed: what was on the wire is lost)."""
+        again when it breaks (its receiver crashed: what was on the wire is lost).
+
+        Envelopes are written one by one rather than from a request iterator: gRPC's
+        reader of an iterator may take one more envelope after the call broke, which
+        would then be lost although it was never on the wire.
+        """
         queue = self._queues[channel]
         address = self.spec.node(self.network.channels[channel].dst).address
         held_up = self.spec.marker_delay_ms / 1000
-        ended = False
-
-        async def envelopes() -> Any:
-            nonlocal ended
-            while True:
-                envelope = await queue.get()
-                if envelope is None:
-                    ended = True
-                    return
-                if held_up and envelope.HasField("marker"):
-                    await asyncio.sleep(held_up)  # what follows on the channel waits too
-                yield envelope
-
-        while not ended:
+        pending = None  # taken from the queue, not yet written
+        while True:
             async with grpc.aio.insecure_channel(address, options=LINK_OPTIONS) as link:
                 await link.channel_ready()
+                call = services.ChannelServiceStub(link).Open(wait_for_ready=True)
                 self.streams_open += 1
                 try:
-                    await services.ChannelServiceStub(link).Open(envelopes(), wait_for_ready=True)
-                except grpc.aio.AioRpcError:
-                    pass
+                    while True:
+                        if pending is None:
+                            pending = await queue.get()
+                            if pending is None:  # the node stops
+                                await call.done_writing()
+                                await call
+                                return
+                            if held_up and pending.HasField("marker"):
+                                await asyncio.sleep(held_up)  # what follows waits too
+                        await call.write(pending)
+                        pending = None
+                except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
+                    pass  # the stream broke: open it again, and write pending first
                 finally:
                     self.streams_open -= 1
-            if not ended:
-                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)
 
     async def _flush_log(self) -> None:
         while not self.stopping.is_set():

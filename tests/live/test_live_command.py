@@ -108,14 +108,38 @@ def test_up_trigger_check_status_down(tmp_path: Path) -> None:
         assert "initiated_by_node_id" in refused.stderr and "P7" in refused.stderr
         assert "Traceback" not in refused.stderr
 
+        # a crash: `up` starts the node again, holding nothing; `restore` rolls back
+        crashed = snapshotlib("live", "crash", "P3", "--workdir", str(folder))
+        assert crashed.returncode == 0, crashed.stderr
+        assert crashed.stdout.startswith("P3 killed")
+        restored = restore_when_p3_is_back(folder)
+        assert restored["snapshot_id"] == sid and restored["total_money"] == 3000
+        unknown = snapshotlib("live", "crash", "P9", "--workdir", str(folder))
+        assert unknown.returncode == 2 and "node_id: unknown node 'P9'" in unknown.stderr
+        assert len(processes_using(folder)) == 1 + 1 + 3  # P3 is back, nothing else
+
         down = snapshotlib("live", "down", "--workdir", str(folder))
         assert down.returncode == 0, down.stderr
         assert up.wait(timeout=60) == 0
+        said = up.stdout.read()
+        assert "P3 exited (-9): started again, awaiting a restore" in said, said
     finally:
         if up.poll() is None:
             up.kill()
             up.wait()
     assert processes_using(folder) == [], "no process of the cluster is left behind"
+
+
+def restore_when_p3_is_back(folder: Path) -> dict[str, object]:
+    """``live restore`` once the restarted P3 answers (it refuses while P3 is starting)."""
+    deadline = time.monotonic() + UP_BACKSTOP_S
+    while True:
+        done = snapshotlib("live", "restore", "--workdir", str(folder))
+        if done.returncode == 0:
+            return dict(json.loads(done.stdout))
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert time.monotonic() < deadline, done.stderr
+        time.sleep(0.3)
 
 
 def test_commands_without_a_cluster_say_how_to_start_one(tmp_path: Path) -> None:
@@ -144,7 +168,14 @@ def test_without_the_live_extra_the_command_names_it(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [["--nodes", "1"], ["--topology", "star"], ["--rate", "0"], ["--marker-delay-ms", "-5"]],
+    [
+        ["--nodes", "1"],
+        ["--topology", "star"],
+        ["--rate", "0"],
+        ["--marker-delay-ms", "-5"],
+        ["--ttl-ms", "0"],
+        ["--heartbeat-ms", "1000", "--heartbeat-timeout-ms", "500"],
+    ],
 )
 def test_up_refuses_a_bad_cluster_in_one_line(tmp_path: Path, bad: list[str]) -> None:
     done = snapshotlib("live", "up", *bad, "--workdir", str(tmp_path / "c"))

@@ -1,0 +1,237 @@
+"""The live lab under failure, on real processes: crashes, a node that stops answering,
+time-to-live, cleanup, restore, a controller that dies, membership changes.
+
+What is specified: a snapshot in progress when a node crashes, leaves, joins or goes
+silent fails, saying why, and the nodes still up free what they recorded for it; a
+snapshot past its time-to-live fails the same way; a restore rolls every node back to a
+completed snapshot (never a failed one) and money is conserved after it, as the engine
+checks on the next snapshot; a controller that dies is started again and fails the
+snapshots it left open. Times are wall-clock backstops, never limits on the work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_support import require_live
+
+require_live()
+
+from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
+
+#: heartbeats every 200 ms; silent for 2 s means gone (generous on a loaded machine)
+FAST = {"heartbeat_ms": 200, "heartbeat_timeout_ms": 2000}
+#: how long a test waits for something the cluster does by itself (a backstop)
+BACKSTOP_S = 60.0
+
+
+def eventually(what: Callable[[], Any], why: str) -> Any:
+    """Poll ``what()`` until it is truthy; its value."""
+    deadline = time.monotonic() + BACKSTOP_S
+    while True:
+        value = what()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {BACKSTOP_S} s: {why}")
+        time.sleep(0.1)
+
+
+def view(cluster: LiveCluster) -> dict[str, dict[str, Any]]:
+    """The controller's view of each node."""
+    return {n["id"]: n for n in cluster.cluster()["nodes"]}
+
+
+def cleaned(cluster: LiveCluster, snapshot_id: str) -> dict[str, dict[str, Any]]:
+    """Each node's answer to the cleanup of ``snapshot_id``, once it was sent."""
+
+    def answers() -> dict[str, dict[str, Any]] | None:
+        try:
+            return {n["node_id"]: n for n in cluster.cleanup(snapshot_id)["nodes"]}
+        except LiveClusterError:
+            return None
+
+    return eventually(answers, f"the cleanup of {snapshot_id}")  # type: ignore[no-any-return]
+
+
+def test_a_node_crashing_mid_snapshot_fails_it_and_the_others_free_their_buffers(
+    tmp_path: Path,
+) -> None:
+    # markers held up 3 s: the snapshot is surely open, and P1 recording, when P3 dies
+    with LiveCluster(
+        3, rate=60.0, marker_delay_ms=3000, restart_crashed=False, workdir=tmp_path, **FAST
+    ) as cluster:
+        sid = cluster.trigger("P1")
+        buffered = eventually(
+            lambda: view(cluster)["P1"]["buffered_messages"], "P1 records its channels"
+        )
+        crashed_at = time.monotonic()
+        cluster.crash("P3")
+        status = cluster.wait(sid, timeout=BACKSTOP_S)
+        noticed_s = time.monotonic() - crashed_at
+        assert status["status"] == "FAILED"
+        assert status["error"].startswith("membership changed: P3 left (no heartbeat for")
+        # noticed by the missing heartbeats (the last one came at most a beat before)
+        assert noticed_s >= (FAST["heartbeat_timeout_ms"] - 2 * FAST["heartbeat_ms"]) / 1000
+        assert cluster.running()["P3"] == -signal.SIGKILL
+
+        answers = cleaned(cluster, sid)
+        assert set(answers) == {"P1", "P2"}  # P3 is known down: not asked
+        assert answers["P1"]["abandoned"] is True
+        assert answers["P1"]["freed_messages"] >= buffered > 0
+        assert answers["P1"]["freed_bytes"] > 0
+        # after the cleanup, the heartbeats report nothing buffered any more
+        eventually(lambda: view(cluster)["P1"]["buffered_messages"] == 0, "P1's buffers are freed")
+        assert view(cluster)["P3"]["health"] == "down"
+        with pytest.raises(LiveClusterError, match=r"409 .*P3 is down \(no heartbeat"):
+            cluster.trigger("P2")
+        # the abandon is in P1's log, where the replay applies it
+        logs = (tmp_path / "logs" / "run-001" / "P1.jsonl").read_text().splitlines()
+        assert {"kind": "discard", "snapshot": sid} in [
+            {k: v for k, v in json.loads(line).items() if k in ("kind", "snapshot")}
+            for line in logs
+        ]
+
+
+def test_restore_after_a_crash_conserves_money_and_a_failed_snapshot_is_never_used(
+    tmp_path: Path,
+) -> None:
+    with LiveCluster(3, rate=80.0, workdir=tmp_path, **FAST) as cluster:
+        good = cluster.trigger("P1")
+        assert cluster.wait(good)["status"] == "COMPLETED"
+        assert cluster.check(good).ok
+
+        cluster.crash("P2")
+        # the supervisor starts P2 again, holding nothing: a join the controller sees
+        eventually(lambda: view(cluster)["P2"]["health"] == "awaiting-restore", "P2 rejoins")
+        assert cluster.restarts == [("P2", -signal.SIGKILL)]
+        with pytest.raises(LiveClusterError, match=r"409 .*P2 restarted after a crash"):
+            cluster.trigger("P1")
+
+        with pytest.raises(LiveClusterError, match="404"):
+            cluster.restore("snap-9999-00000")
+        answer = cluster.restore()  # the latest COMPLETED: the good one
+        assert answer["snapshot_id"] == good
+        assert answer["epoch"] == 1
+        assert answer["total_money"] == 3000
+        assert {n["node_id"] for n in answer["nodes"]} == {"P1", "P2", "P3"}
+        eventually(
+            lambda: all(n["health"] == "up" and n["epoch"] == 1 for n in view(cluster).values()),
+            "every node up in epoch 1",
+        )
+        # the cluster runs on from the restored state, and its next snapshot is the
+        # engine's consistent cut of the new epoch's run, with all the money
+        after = cluster.trigger("P3")
+        assert cluster.wait(after)["status"] == "COMPLETED"
+        check = cluster.check(after)
+        assert check.ok, check.reason
+        assert check.recorded_total == 3000
+        health = cluster.health()
+        assert all(h is not None and h["sent"] > 0 for h in health.values())
+
+
+def test_a_snapshot_past_its_time_to_live_fails_and_is_cleaned_up(tmp_path: Path) -> None:
+    # every marker held up 2.5 s, a time-to-live of 1 s: no snapshot can finish in time
+    with LiveCluster(
+        3, rate=60.0, workdir=tmp_path, ttl_ms=1000, marker_delay_ms=2500, **FAST
+    ) as cluster:
+        sid = cluster.trigger("P1")
+        status = cluster.wait(sid, timeout=BACKSTOP_S)
+        assert status["status"] == "FAILED"
+        # the controller's time-to-live (from the trigger), or a node's (from when it
+        # recorded, "aborts the snapshot locally ... and notifies the coordinator")
+        assert re.search(r"time-to-live of 1000 ms ran out", status["error"]), status["error"]
+        answers = cleaned(cluster, sid)
+        assert set(answers) == {"P1", "P2", "P3"}
+        assert all(a["error"] is None for a in answers.values())
+        eventually(
+            lambda: all(n["buffered_messages"] == 0 for n in view(cluster).values()),
+            "no node buffers anything for the failed snapshot",
+        )
+        # a failed snapshot is never restored, named or as "latest"
+        with pytest.raises(LiveClusterError, match=rf"409 .*{sid} is FAILED; only a COMPLETED"):
+            cluster.restore(sid)
+        with pytest.raises(LiveClusterError, match=r"409 .*no COMPLETED snapshot"):
+            cluster.restore()
+        assert all(n["epoch"] == 0 for n in view(cluster).values())  # nothing rolled back
+
+
+def test_a_node_that_goes_silent_and_comes_back_fails_the_snapshot_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A node paused (as by a long GC pause or a partition) is taken for gone: the
+    snapshot fails and the others abandon it; when the node answers again it rejoins,
+    and the next snapshot of the same run is consistent: the replay abandons the failed
+    snapshot at each node where its log says so."""
+    with LiveCluster(
+        3, rate=60.0, marker_delay_ms=1000, restart_crashed=False, workdir=tmp_path, **FAST
+    ) as cluster:
+        sid = cluster.trigger("P1")
+        p3 = cluster.pids["P3"]
+        os.kill(p3, signal.SIGSTOP)
+        try:
+            status = cluster.wait(sid, timeout=BACKSTOP_S)
+        finally:
+            os.kill(p3, signal.SIGCONT)
+        assert status["status"] == "FAILED"
+        assert "P3 left (no heartbeat for" in status["error"]
+        eventually(lambda: view(cluster)["P3"]["health"] == "up", "P3 is back")
+        later = cluster.trigger("P2")
+        assert cluster.wait(later)["status"] == "COMPLETED"
+        check = cluster.check(later)
+        assert check.ok, check.reason
+        assert check.same_as_engine
+
+
+def test_a_node_leaving_then_joining_cancels_the_snapshot_and_the_new_membership_works(
+    tmp_path: Path,
+) -> None:
+    with LiveCluster(3, rate=50.0, marker_delay_ms=1500, workdir=tmp_path, **FAST) as cluster:
+        done = cluster.trigger("P1")
+        assert cluster.wait(done)["status"] == "COMPLETED"
+        cancelled = cluster.trigger("P1")
+        os.killpg(cluster.pids["P3"], signal.SIGTERM)  # stopped: it says it leaves
+        status = cluster.wait(cancelled, timeout=BACKSTOP_S)
+        assert status["status"] == "FAILED"
+        assert "membership changed: P3 left (it is stopping)" in status["error"]
+        # the supervisor starts it again: it joins holding nothing, the cluster is
+        # restored, and a snapshot of the new membership completes
+        eventually(lambda: view(cluster)["P3"]["health"] == "awaiting-restore", "P3 joins")
+        assert cluster.restore()["snapshot_id"] == done
+        eventually(lambda: all(n["health"] == "up" for n in view(cluster).values()), "all up")
+        fresh = cluster.trigger("P3")
+        assert cluster.wait(fresh, timeout=BACKSTOP_S)["status"] == "COMPLETED"
+        assert cluster.check(fresh).ok
+
+
+def test_a_controller_that_dies_is_restarted_and_fails_what_it_left_open(
+    tmp_path: Path,
+) -> None:
+    with LiveCluster(3, rate=50.0, marker_delay_ms=2000, workdir=tmp_path, **FAST) as cluster:
+        open_one = cluster.trigger("P1")
+        os.killpg(cluster.pids["controller"], signal.SIGKILL)
+        eventually(lambda: ("controller", -signal.SIGKILL) in cluster.restarts, "a restart")
+
+        def answered() -> dict[str, Any] | None:
+            try:
+                return cluster.status(open_one)
+            except (OSError, LiveClusterError):
+                return None
+
+        status = eventually(answered, "the restarted controller answers")
+        assert status["status"] == "FAILED"
+        assert "controller stopped while it was in progress" in status["error"]
+        # the registry kept everything; new snapshots work once the nodes are heard
+        eventually(lambda: all(n["health"] == "up" for n in view(cluster).values()), "heard")
+        fresh = cluster.trigger("P2")
+        assert fresh.startswith("snap-0002-")
+        assert cluster.wait(fresh, timeout=BACKSTOP_S)["status"] == "COMPLETED"
+        assert cluster.check(fresh).ok
