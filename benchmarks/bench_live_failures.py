@@ -1,0 +1,102 @@
+"""The live lab under failure: how long a crash takes to fail a snapshot, what a cleanup
+frees, how long a restore takes against the state restored.
+
+    python benchmarks/bench_live_failures.py [--nodes 3] [--repeats 3]
+
+Needs the live extra. Every figure is wall time on this machine, with every node and the
+controller sharing its cores; the crash figure is bounded below by the heartbeat
+timeout by design (a node is taken for gone only after that long a silence).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+from snapshotlib.live.cluster import LiveCluster
+
+
+def until(what: Any, backstop_s: float = 120.0) -> Any:
+    deadline = time.monotonic() + backstop_s
+    while not (value := what()):
+        if time.monotonic() > deadline:
+            raise SystemExit("the cluster did not get there within the backstop")
+        time.sleep(0.02)
+    return value
+
+
+def nodes_view(cluster: LiveCluster) -> dict[str, dict[str, Any]]:
+    return {n["id"]: n for n in cluster.cluster()["nodes"]}
+
+
+def crash_to_failed(nodes: int, beat_ms: int, timeout_ms: int) -> tuple[float, int, int]:
+    """Seconds from a crash to FAILED (no restart: only the heartbeats tell), and what
+    the initiator had buffered and freed."""
+    with LiveCluster(
+        nodes,
+        rate=60.0,
+        marker_delay_ms=timeout_ms * 3,  # the snapshot stays open through the crash
+        restart_crashed=False,
+        heartbeat_ms=beat_ms,
+        heartbeat_timeout_ms=timeout_ms,
+    ) as cluster:
+        sid = cluster.trigger("P1")
+        buffered = until(lambda: nodes_view(cluster)["P1"]["buffered_messages"])
+        time.sleep(0.5)
+        buffered = nodes_view(cluster)["P1"]["buffered_messages"]
+        began = time.monotonic()
+        cluster.crash(f"P{nodes}")
+        until(lambda: cluster.status(sid)["status"] == "FAILED")
+        took = time.monotonic() - began
+
+        def freed() -> int | None:
+            try:
+                answer = cluster.cleanup(sid)
+            except Exception:
+                return None
+            return next(n["freed_messages"] for n in answer["nodes"] if n["node_id"] == "P1")
+
+        return took, int(buffered), int(until(lambda: freed() is not None and freed()) or 0)
+
+
+def restore_time(nodes: int, delay_ms: int) -> tuple[float, int, int]:
+    """Milliseconds of a restore (the controller's own figure), the snapshot's bytes and
+    the channel messages it re-injects; the snapshot's size grows with the marker delay."""
+    with LiveCluster(nodes, rate=60.0, marker_delay_ms=delay_ms) as cluster:
+        sid = cluster.trigger("P1")
+        size = int(cluster.wait(sid, timeout=120)["total_size_bytes"])
+        answer = cluster.restore(sid)
+        reinjected = sum(n["reinjected"] for n in answer["nodes"])
+        assert answer["total_money"] == cluster._spec().total_money
+        return float(answer["duration_ms"]), size, reinjected
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    print(f"crash -> FAILED, {args.nodes} nodes, median of {args.repeats}")
+    print("heartbeat ms  timeout ms  crash->FAILED s  P1 buffered  P1 freed")
+    for beat_ms, timeout_ms in ((200, 1000), (500, 5000)):
+        runs = [crash_to_failed(args.nodes, beat_ms, timeout_ms) for _ in range(args.repeats)]
+        took = statistics.median(r[0] for r in runs)
+        buffered = statistics.median(r[1] for r in runs)
+        freed = statistics.median(r[2] for r in runs)
+        print(f"{beat_ms:12}  {timeout_ms:10}  {took:15.2f}  {buffered:11.0f}  {freed:8.0f}")
+
+    print(f"\nrestore, {args.nodes} nodes, median of {args.repeats}")
+    print("marker delay ms  snapshot bytes  messages re-injected  restore ms")
+    for delay_ms in (0, 500, 2000):
+        runs = [restore_time(args.nodes, delay_ms) for _ in range(args.repeats)]
+        ms = statistics.median(r[0] for r in runs)
+        size = statistics.median(r[1] for r in runs)
+        again = statistics.median(r[2] for r in runs)
+        print(f"{delay_ms:15}  {size:14.0f}  {again:20.0f}  {ms:10.0f}")
+
+
+if __name__ == "__main__":
+    main()
