@@ -396,9 +396,12 @@ class Node:
     async def _send_heartbeats(self) -> None:
         every = self.spec.heartbeat_ms / 1000
         while not self.stopping.is_set():
-            self._spawn(asyncio.to_thread(self._post_heartbeat, self.heartbeat()))
+            began = time.monotonic()
+            # one at a time: a controller slow to answer must not pile up worker threads
+            await asyncio.to_thread(self._post_heartbeat, self.heartbeat())
+            rest = max(0.0, every - (time.monotonic() - began))
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.stopping.wait(), every)
+                await asyncio.wait_for(self.stopping.wait(), rest)
         # a node that stops says so: it leaves at once instead of timing out
         await asyncio.to_thread(self._post_heartbeat, self.heartbeat())
 
