@@ -69,8 +69,11 @@ class LiveCluster:
 
     Parameters
     ----------
-    nodes, topology, rate, initial_money, seed, markers, marker_delay_ms
+    nodes, topology, rate, initial_money, seed, markers, marker_delay_ms, heartbeat_ms, \
+    heartbeat_timeout_ms, ttl_ms, state_keys, chunk_keys, key_bytes, upload_jitter_ms
         The cluster (see :class:`~snapshotlib.live.spec.ClusterSpec`).
+    restart_crashed
+        Start a process that died again (see the module docstring).
     workdir
         Where the spec, the logs, the registry and the checkpoints go (a new temporary
         folder by default, kept after the run so the logs can be read).
@@ -97,6 +100,10 @@ class LiveCluster:
         heartbeat_timeout_ms: int = 5000,
         ttl_ms: int = 30000,
         restart_crashed: bool = True,
+        state_keys: int = 1,
+        chunk_keys: int = 1,
+        key_bytes: int = 0,
+        upload_jitter_ms: int = 0,
     ) -> None:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
         self.host = host
@@ -111,6 +118,10 @@ class LiveCluster:
         self.heartbeat_timeout_ms = heartbeat_timeout_ms
         self.ttl_ms = ttl_ms
         self.restart_crashed = restart_crashed
+        self.state_keys = state_keys
+        self.chunk_keys = chunk_keys
+        self.key_bytes = key_bytes
+        self.upload_jitter_ms = upload_jitter_ms
         #: processes the supervisor started again: (name, exit status it had)
         self.restarts: list[tuple[str, int]] = []
         self._commands: dict[str, tuple[str, list[str]]] = {}
@@ -177,6 +188,10 @@ class LiveCluster:
             heartbeat_ms=self.heartbeat_ms,
             heartbeat_timeout_ms=self.heartbeat_timeout_ms,
             ttl_ms=self.ttl_ms,
+            state_keys=self.state_keys,
+            chunk_keys=self.chunk_keys,
+            key_bytes=self.key_bytes,
+            upload_jitter_ms=self.upload_jitter_ms,
             seed=self.seed,
         )
         self.workdir.mkdir(parents=True, exist_ok=True)

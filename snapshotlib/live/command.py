@@ -87,6 +87,19 @@ def add_live_commands(sub: Any) -> None:
         help="default target_storage_uri, file:///abs/dir/ or s3://bucket/prefix/ "
         "(default: file:// in the workdir)",
     )
+    p.add_argument(
+        "--state-keys", type=int, default=1, help="accounts each node's money is kept in (1)"
+    )
+    p.add_argument("--chunk-keys", type=int, default=1, help="accounts per checkpoint chunk (1)")
+    p.add_argument(
+        "--key-bytes", type=int, default=0, help="bytes each account's entry is padded with (0)"
+    )
+    p.add_argument(
+        "--upload-jitter-ms",
+        type=int,
+        default=0,
+        help="a node waits a random 0..N ms before writing its part (0)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the nodes' transfers (0)")
     workdir(p)
     p.set_defaults(func=cmd_up)
@@ -203,6 +216,10 @@ def cmd_up(args: argparse.Namespace) -> int:
             ttl_ms=args.ttl_ms,
             heartbeat_ms=args.heartbeat_ms,
             heartbeat_timeout_ms=args.heartbeat_timeout_ms,
+            state_keys=args.state_keys,
+            chunk_keys=args.chunk_keys,
+            key_bytes=args.key_bytes,
+            upload_jitter_ms=args.upload_jitter_ms,
         )
     except ValueError as e:
         raise LiveCommandError(str(e)) from None

@@ -54,8 +54,10 @@ from .registry import (
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
 
-#: ``await initiate(node, snapshot_id, target_storage_uri)``: tell a node to start a snapshot
-Initiate = Callable[[NodeSpec, str, str], Awaitable[None]]
+#: ``await initiate(node, snapshot_id, target_storage_uri, snapshot_type, base_snapshot_id)``:
+#: tell a node to start a snapshot (an incremental one writes only what changed since the
+#: base, the latest completed snapshot)
+Initiate = Callable[[NodeSpec, str, str, str, str], Awaitable[None]]
 #: ``await health()``: node id -> ``"up"``, ``"down"`` or ``"unknown"``
 Health = Callable[[], Awaitable[dict[str, str]]]
 #: ``await cleanup(node, snapshot_id, reason)``: the node abandons a failed snapshot;
@@ -359,8 +361,11 @@ def create_app(
             controller.register, node.id, request.snapshot_type, location.uri
         )
         snapshot_id = row["snapshot_id"]
+        base = ""
+        if request.snapshot_type == "incremental":
+            base = await run_in_threadpool(controller.latest_completed)
         try:
-            await start(node, snapshot_id, location.uri)
+            await start(node, snapshot_id, location.uri, request.snapshot_type, base)
         except Exception as e:
             reason = (
                 f"initiated_by_node_id: node {node.id} at {node.address} could not start "
@@ -549,6 +554,11 @@ class _Controller:
         #: per cleaned-up snapshot: each node's answer
         self.cleanups: dict[str, dict[str, dict[str, Any]]] = {}
         self._epoch = 0
+
+    def latest_completed(self) -> str:
+        """The newest COMPLETED snapshot's id (``""`` if none): an incremental one's base."""
+        done = self.registry.list(COMPLETED)
+        return str(done[-1]["snapshot_id"]) if done else ""
 
     def fail(self, snapshot_id: str, reason: str, **fields: Any) -> bool:
         """Move an open snapshot to FAILED (and have it cleaned up); whether it moved."""

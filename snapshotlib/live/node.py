@@ -50,6 +50,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -60,6 +61,7 @@ from ..algorithms.chandy_lamport import ChandyLamport
 from ..model import Channel
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
 from .host import NodeHost
+from .keyed_state import ChunkError, KeyedState, changed, chunks, merge_chunks
 from .lifetime import exit_with_parent
 from .rpc import protos, services
 from .spec import ClusterSpec, SpecError
@@ -81,12 +83,25 @@ LINK_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect
 CLOCK_KEY = "x-snapshotlib-clock"
 STORAGE_KEY = "x-snapshotlib-target-storage-uri-bin"  # "-bin": any bytes, not only ASCII
 EPOCH_KEY = "x-snapshotlib-epoch"
+TYPE_KEY = "x-snapshotlib-snapshot-type"
+BASE_KEY = "x-snapshotlib-base-snapshot-id"
 #: the epoch of a node restarted after a crash: it matches no sender's until a restore
 NO_EPOCH = -1
 #: how often the time-to-live of open snapshots is looked at (seconds)
 TTL_EVERY_S = 0.1
 #: a log folder a restore may name: one plain name under the cluster's logs
 LOG_FOLDER = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a snapshot's parts go and how: a node learns it from the controller (its
+    initiator) or from the first marker."""
+
+    storage_uri: str
+    snapshot_type: str = "full"
+    #: the completed snapshot an incremental one writes only the changes from
+    base: str = ""
 
 
 class RestoreError(ValueError):
@@ -104,6 +119,12 @@ class Node:
         self.network = spec.network()
         self.position = spec.ids.index(me)
         self.rng = random.Random(spec.seed + self.position)
+        #: which account a transfer touches: a generator apart, so the transfers made
+        #: are the same whatever the number of accounts
+        self.account_rng = random.Random(f"{spec.seed}/{self.position}/accounts")
+        self.jitter_rng = random.Random(f"{spec.seed}/{self.position}/jitter")
+        #: per snapshot this node wrote a part of: chunk index -> (SHA-256, URI)
+        self._chunk_tables: dict[str, dict[int, tuple[str, str]]] = {}
         self._in_by_sender = {c.src: self.network.channel_index(c) for c in self.network.inputs(me)}
         self._queues: dict[int, asyncio.Queue[Any]] = {}
         self.received = 0
@@ -122,11 +143,17 @@ class Node:
         self.held = await_restore
         self.log_root = log_dir.parent
         self.log: IO[str] = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
-        self._start_epoch(spec.initial_money, None if await_restore else log_dir)
+        self._start_epoch(
+            KeyedState(spec.state_keys, spec.initial_money, self.account_rng),
+            None if await_restore else log_dir,
+        )
 
-    def _start_epoch(self, balance: int, log_dir: Path | None) -> None:
-        """Everything an epoch has of its own, anew: the engine's host (with ``balance``),
-        the clock, the channel numbers, the snapshots, the log (in ``log_dir``)."""
+    def _start_epoch(self, state: KeyedState, log_dir: Path | None) -> None:
+        """Everything an epoch has of its own, anew: the engine's host (with the money of
+        ``state``), the clock, the channel numbers, the snapshots, the log (in
+        ``log_dir``)."""
+        self.state = state
+        balance = state.total
         self.clock = [0] * len(self.spec.nodes)
         self.algorithm = ChandyLamport()
         self.host = NodeHost(
@@ -139,8 +166,10 @@ class Node:
         )
         self.outputs = self.host.output_channels(self.me)
         self._seq_out = dict.fromkeys(self.outputs, 0)
-        #: where each snapshot's parts go, once this node knows
-        self._storage: dict[str, str] = {}
+        #: where (and how) each snapshot's parts go, once this node knows
+        self._targets: dict[str, Target] = {}
+        #: per snapshot: the accounts when this node recorded
+        self._entries_at_record: dict[str, dict[str, tuple[int, int]]] = {}
         #: per snapshot: this node's vector clock when it recorded its state
         self._clock_at_record: dict[str, list[int]] = {}
         #: per snapshot: the action that completed this node's part, and the clock after it
@@ -173,6 +202,7 @@ class Node:
     def send_transfer(self, channel: int, amount: int) -> None:
         """Send ``amount`` on output ``channel``: one action, one envelope."""
         action, _ = self.host.send(channel, amount)
+        self.state.debit(amount)
         self._tick()
         seq = self._seq_out[channel]
         self._seq_out[channel] = seq + 1
@@ -200,6 +230,7 @@ class Node:
             amount = envelope.transfer.amount
             self._tick(envelope.clock)
             action, _ = self.host.accept_transfer(channel, -1, amount)
+            self.state.credit(amount)
             self.received += 1
             self._write(
                 {
@@ -211,16 +242,19 @@ class Node:
                 }
             )
         elif body == "marker":
-            self.accept_marker(
-                channel, envelope.marker.snapshot_id, envelope.clock, envelope.target_storage_uri
+            target = Target(
+                envelope.target_storage_uri,
+                envelope.snapshot_type or "full",
+                envelope.base_snapshot_id,
             )
+            self.accept_marker(channel, envelope.marker.snapshot_id, envelope.clock, target)
 
     def accept_marker(
-        self, channel: int, snapshot_id: str, clock: Sequence[int], storage_uri: str
+        self, channel: int, snapshot_id: str, clock: Sequence[int], target: Target
     ) -> None:
         """Take a marker of ``snapshot_id`` from input ``channel``, sent at ``clock``."""
-        if storage_uri:
-            self._storage.setdefault(snapshot_id, storage_uri)
+        if target.storage_uri:
+            self._targets.setdefault(snapshot_id, target)
         self._tick(clock)
         # logged before the algorithm runs: the markers it sends come after it
         self._write(
@@ -240,17 +274,19 @@ class Node:
             raise SpecError(f"{self.me} has no channel from {sender!r}")
         return channel
 
-    def initiate(self, snapshot_id: str, storage_uri: str) -> str:
+    def initiate(self, snapshot_id: str, target: Target) -> str:
         """Start ``snapshot_id`` here; the reason when it cannot be started, else ``""``."""
         if self.awaiting_restore:
             return f"{self.me} restarted after a crash and holds no state: restore it first"
         if snapshot_id in self.host.algorithm.records:
             return f"{self.me} already took part in {snapshot_id}"
         try:
-            parse_storage_uri(storage_uri)
+            parse_storage_uri(target.storage_uri)
         except StorageError as e:
             return str(e)
-        self._storage[snapshot_id] = storage_uri
+        if target.snapshot_type not in ("full", "incremental"):
+            return f"snapshot_type: 'full' or 'incremental', got {target.snapshot_type!r}"
+        self._targets[snapshot_id] = target
         self._tick()
         self._write({"i": self.host.time, "kind": "initiate", "snapshot": snapshot_id})
         try:
@@ -339,6 +375,7 @@ class Node:
                 isinstance(a, int) and a > 0 for amounts in channels.values() for a in amounts
             ):
                 raise RestoreError(f"part_uri: {part_uri} holds no balance and amounts")
+            state, table = await self._read_state(part.get("state"), balance)
         except RestoreError:
             raise
         except (OSError, StorageError, ValueError, KeyError, TypeError, AttributeError) as e:
@@ -348,7 +385,9 @@ class Node:
         for queue in self._queues.values():  # what the old epoch had yet to send
             while not queue.empty():
                 queue.get_nowait()
-        self._start_epoch(balance, self.log_root / log_folder)
+        self._start_epoch(state, self.log_root / log_folder)
+        if table is not None:  # an incremental checkpoint may build on the restored one
+            self._chunk_tables[snapshot_id] = table
         self.awaiting_restore = False
         self._tick()
         self._write(
@@ -365,12 +404,36 @@ class Node:
             for amount in amounts:
                 self._tick()
                 action, _ = self.host.accept_transfer(ch, -1, amount)
+                self.state.credit(amount)
                 self._write(
                     {"i": action, "kind": "reinject", "ch": self._name(ch), "amount": amount}
                 )
                 reinjected += 1
         self.log.flush()
         return reinjected
+
+    async def _read_state(
+        self, recorded: Any, balance: int
+    ) -> tuple[KeyedState, dict[int, tuple[str, str]] | None]:
+        """The accounts a part's ``state`` holds, read from its chunks (wherever an
+        incremental chain put them) and checked against their hashes and ``balance``;
+        a part without chunks gives one account of ``balance``."""
+        if recorded is None:
+            return KeyedState(1, balance, self.account_rng), None
+        listed = [(int(c["index"]), str(c["sha256"]), str(c["uri"])) for c in recorded["chunks"]]
+        datas = await asyncio.gather(*(asyncio.to_thread(read, uri) for _, _, uri in listed))
+        try:
+            entries = merge_chunks(
+                (uri, sha, data) for (_, sha, uri), data in zip(listed, datas, strict=True)
+            )
+        except ChunkError as e:
+            raise RestoreError(f"chunk {e}") from None
+        state = KeyedState.from_entries(entries, self.account_rng)
+        if state.total != balance:
+            raise RestoreError(
+                f"state: the chunks hold {state.total}, the part's balance is {balance}"
+            )
+        return state, {i: (sha, uri) for i, sha, uri in listed}
 
     def resume(self, epoch: int) -> bool:
         """The bank sends again, if ``epoch`` is this node's."""
@@ -425,24 +488,24 @@ class Node:
         marker = protos.MarkerRequest(
             snapshot_id=tag, sender_node_id=self.me, timestamp_ns=time.time_ns()
         )
-        storage_uri = self._storage.get(tag, "")
+        target = self._targets.get(tag, Target(""))
         if self.spec.markers == "out-of-band":
-            self._spawn(
-                self._send_marker(channel, marker, list(self.clock), storage_uri, self.epoch)
-            )
+            self._spawn(self._send_marker(channel, marker, list(self.clock), target, self.epoch))
             return
         self._queues[channel].put_nowait(
             protos.Envelope(
                 sender_node_id=self.me,
                 clock=self.clock,
                 marker=marker,
-                target_storage_uri=storage_uri,
+                target_storage_uri=target.storage_uri,
                 epoch=self.epoch,
+                snapshot_type=target.snapshot_type,
+                base_snapshot_id=target.base,
             )
         )
 
     async def _send_marker(
-        self, channel: int, marker: Any, clock: list[int], storage_uri: str, epoch: int
+        self, channel: int, marker: Any, clock: list[int], target: Target, epoch: int
     ) -> None:
         """The text's ``SendMarker`` call, after the spec's delay, on the marker link.
 
@@ -453,8 +516,10 @@ class Node:
         await asyncio.sleep(self.spec.marker_delay_ms / 1000)
         metadata = (
             (CLOCK_KEY, ",".join(map(str, clock))),
-            (STORAGE_KEY, storage_uri.encode()),
+            (STORAGE_KEY, target.storage_uri.encode()),
             (EPOCH_KEY, str(epoch)),
+            (TYPE_KEY, target.snapshot_type),
+            (BASE_KEY, target.base),
         )
         stub = services.SnapshotServiceStub(self._marker_links[channel])
         try:
@@ -466,6 +531,7 @@ class Node:
     def _on_event(self, event: TraceEvent) -> None:
         if isinstance(event, StateRecorded):
             self._clock_at_record[event.snapshot_id] = list(self.clock)
+            self._entries_at_record[event.snapshot_id] = self.state.entries()
             self._open_since[event.snapshot_id] = time.monotonic()
         elif isinstance(event, PartDone):
             self._open_since.pop(event.snapshot_id, None)
@@ -473,15 +539,47 @@ class Node:
             self._spawn(self._finish_part(event.snapshot_id))
 
     async def _finish_part(self, snapshot_id: str) -> None:
-        """Write this node's part durably, then tell the controller."""
+        """Write this node's part durably (its chunks first), then tell the controller.
+
+        The part is made now, at once: the bank goes on while the writes wait."""
         report: dict[str, Any] = {"node_id": self.me, "part_uri": "", "size_bytes": 0}
         self.log.flush()  # the log up to the part is on disk before the part is
+        target = self._targets.get(snapshot_id, Target(""))
+        part = self.part(snapshot_id)
+        pieces = chunks(
+            self._entries_at_record.pop(snapshot_id), self.spec.chunk_keys, self.spec.key_bytes
+        )
+        base = (
+            self._chunk_tables.get(target.base, {}) if target.snapshot_type == "incremental" else {}
+        )
+        if self.spec.upload_jitter_ms:
+            await asyncio.sleep(self.rng.uniform(0, self.spec.upload_jitter_ms) / 1000)
         try:
-            data = json.dumps(self.part(snapshot_id), indent=1).encode()
-            location = parse_storage_uri(self._storage.get(snapshot_id, ""))
+            location = parse_storage_uri(target.storage_uri)
+            # unchanged since the base: referred to, where the base (or its base) wrote it
+            table = {i: kept for i, kept in base.items() if i < len(pieces)}
+            written = 0
+            for piece in changed(pieces, base):
+                name = f"{self.me}.chunk-{piece.index:04d}.{piece.sha256[:16]}.json"
+                uri = await asyncio.to_thread(write_durable, location, name, piece.data)
+                table[piece.index] = (piece.sha256, uri)
+                written += len(piece.data)
+            part["state"] = {
+                "snapshot_type": target.snapshot_type,
+                "base_snapshot_id": target.base if base else "",
+                "keys": self.spec.state_keys,
+                "chunk_keys": self.spec.chunk_keys,
+                "state_bytes": sum(len(p.data) for p in pieces),
+                "chunks": [
+                    {"index": i, "sha256": sha, "uri": uri}
+                    for i, (sha, uri) in sorted(table.items())
+                ],
+            }
+            data = json.dumps(part, indent=1).encode()
             name = f"{snapshot_id}.{self.me}.json"
             uri = await asyncio.to_thread(write_durable, location, name, data)
-            report.update(part_uri=uri, size_bytes=len(data), ok=True, error=None)
+            self._chunk_tables[snapshot_id] = table
+            report.update(part_uri=uri, size_bytes=written + len(data), ok=True, error=None)
         except (OSError, StorageError) as e:
             report.update(ok=False, error=f"{self.me}: {e}")
         await asyncio.to_thread(self._report, snapshot_id, report)
@@ -663,10 +761,14 @@ class _Markers(services.SnapshotServiceServicer):  # type: ignore[misc,name-defi
                 raise ValueError(f"{CLOCK_KEY}: {len(self.node.spec.nodes)} entries expected")
         except (SpecError, ValueError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        storage_uri = bytes(metadata.get(STORAGE_KEY, b"")).decode(errors="replace")
+        target = Target(
+            bytes(metadata.get(STORAGE_KEY, b"")).decode(errors="replace"),
+            str(metadata.get(TYPE_KEY, "")) or "full",
+            str(metadata.get(BASE_KEY, "")),
+        )
         if str(metadata.get(EPOCH_KEY, "")) != str(self.node.epoch):
             return protos.MarkerResponse(accepted=False)  # sent before a restore
-        self.node.accept_marker(channel, request.snapshot_id, clock, storage_uri)
+        self.node.accept_marker(channel, request.snapshot_id, clock, target)
         return protos.MarkerResponse(accepted=True)
 
 
@@ -675,7 +777,10 @@ class _Control(services.NodeControlServicer):  # type: ignore[misc,name-defined]
         self.node = node
 
     async def Initiate(self, request: Any, context: Any) -> Any:
-        reason = self.node.initiate(request.snapshot_id, request.target_storage_uri)
+        target = Target(
+            request.target_storage_uri, request.snapshot_type or "full", request.base_snapshot_id
+        )
+        reason = self.node.initiate(request.snapshot_id, target)
         return protos.InitiateResponse(accepted=not reason, reason=reason)
 
     async def Health(self, request: Any, context: Any) -> Any:

@@ -37,15 +37,24 @@ class NodeUnreachable(RuntimeError):
     """A node did not answer (it is down, or not listening yet)."""
 
 
-async def initiate_over_grpc(node: NodeSpec, snapshot_id: str, storage_uri: str) -> None:
+async def initiate_over_grpc(
+    node: NodeSpec,
+    snapshot_id: str,
+    storage_uri: str,
+    snapshot_type: str = "full",
+    base_snapshot_id: str = "",
+) -> None:
     """Ask ``node`` to initiate ``snapshot_id``; :class:`NodeUnreachable` if it cannot."""
+    request = protos.InitiateRequest(
+        snapshot_id=snapshot_id,
+        target_storage_uri=storage_uri,
+        snapshot_type=snapshot_type,
+        base_snapshot_id=base_snapshot_id,
+    )
     async with grpc.aio.insecure_channel(node.address) as channel:
         stub = services.NodeControlStub(channel)
         try:
-            answer = await stub.Initiate(
-                protos.InitiateRequest(snapshot_id=snapshot_id, target_storage_uri=storage_uri),
-                timeout=CALL_TIMEOUT_S,
-            )
+            answer = await stub.Initiate(request, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as e:
             raise NodeUnreachable(f"node {node.id} at {node.address}: {e.details()}") from None
     if not answer.accepted:

@@ -72,6 +72,13 @@ class ClusterSpec:
         recorded its state abandons it and reports the failure; the controller fails a
         snapshot still open this long after its trigger (a backstop for nodes that
         cannot report).
+    state_keys, chunk_keys, key_bytes
+        Each node's money is kept as ``state_keys`` accounts, checkpointed in chunks of
+        ``chunk_keys`` accounts, each account's entry padded with ``key_bytes`` bytes
+        (:mod:`~snapshotlib.live.keyed_state`; what incremental checkpoints save on).
+    upload_jitter_ms
+        A node waits a random 0..``upload_jitter_ms`` ms before writing its part (the
+        text's jittered upload flush), so that nodes do not all write at once.
     seed
         Seed of the nodes' random transfers (node ``i`` uses ``seed + i``).
     """
@@ -86,6 +93,10 @@ class ClusterSpec:
     heartbeat_ms: int = 500
     heartbeat_timeout_ms: int = 5000
     ttl_ms: int = 30000
+    state_keys: int = 1
+    chunk_keys: int = 1
+    key_bytes: int = 0
+    upload_jitter_ms: int = 0
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -103,6 +114,15 @@ class ClusterSpec:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise SpecError(f"{name}: a whole number of milliseconds above 0, got {value!r}")
+        for name, least in (
+            ("state_keys", 1),
+            ("chunk_keys", 1),
+            ("key_bytes", 0),
+            ("upload_jitter_ms", 0),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise SpecError(f"{name}: a whole number of at least {least}, got {value!r}")
         if self.heartbeat_timeout_ms <= self.heartbeat_ms:
             raise SpecError(
                 f"heartbeat_timeout_ms: longer than heartbeat_ms ({self.heartbeat_ms}), "

@@ -8,7 +8,11 @@ Two kinds of storage:
 * ``s3://bucket/prefix/`` through boto3 (the ``live`` extra), in :mod:`.s3`, which is
   imported only when an ``s3://`` URI is used, so this module imports without boto3.
   Where an installation has no boto3, ``s3://`` URIs are refused with a message saying
-  what to install.
+  what to install;
+* ``http://host:port/prefix/``: an object store taking a PUT per object, such as the
+  lab's :mod:`.throttled_store`, which answers "503 Slow Down" as S3 does under load;
+  a write answered 503 is tried again after a random, growing backoff (as the AWS SDKs
+  do), up to :data:`HTTP_TRIES` times.
 """
 
 from __future__ import annotations
@@ -16,8 +20,12 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import random
 import re
 import tempfile
+import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit
@@ -25,8 +33,14 @@ from urllib.parse import SplitResult, unquote, urlsplit
 #: what a valid ``target_storage_uri`` looks like, for error messages
 EXPECTED = (
     "a file:// URI of an absolute directory, such as file:///var/snapshots/, "
-    "or an s3://bucket/prefix/ URI"
+    "an s3://bucket/prefix/ URI, or an http://host:port/prefix/ object store"
 )
+#: tries of an http:// write answered "503 Slow Down", and the first backoff (seconds),
+#: doubled each time, of which a random part is waited ("full jitter", as the AWS SDKs)
+HTTP_TRIES = 5
+HTTP_BACKOFF_S = 0.05
+#: a wall-time backstop for one http:// request (seconds)
+HTTP_TIMEOUT_S = 30.0
 
 #: how to get s3:// support, for error messages
 S3_EXTRA = "it needs boto3: pip install 'snapshotlib[live]'"
@@ -77,6 +91,8 @@ class StorageLocation:
         >>> StorageLocation("s3", "run/1", "snaps").uri
         's3://snaps/run/1/'
         """
+        if self.scheme == "http":
+            return f"http://{self.bucket}/{self.path}/" if self.path else f"http://{self.bucket}/"
         if self.scheme == "s3":
             return f"s3://{self.bucket}/{self.path}/" if self.path else f"s3://{self.bucket}/"
         uri = Path(self.path).as_uri()
@@ -85,6 +101,13 @@ class StorageLocation:
     def object_key(self, name: str) -> str:
         """Where object ``name`` is: its key in the bucket (``s3``) or its path (``file``)."""
         check_name(name)
+        if self.scheme == "http":
+            if not _KEY_PART.fullmatch(name):
+                raise StorageError(
+                    f"name: an http object name holds only letters, digits and !-_.*'(), "
+                    f"got {name!r}"
+                )
+            return f"{self.path}/{name}" if self.path else name
         if self.scheme != "s3":
             return os.path.join(self.path, name)
         if not _KEY_PART.fullmatch(name):
@@ -102,8 +125,8 @@ class StorageLocation:
         >>> StorageLocation("s3", "run", "snaps").object_uri("snap-0001-a1b2c.json")
         's3://snaps/run/snap-0001-a1b2c.json'
         """
-        if self.scheme == "s3":
-            return f"s3://{self.bucket}/{self.object_key(name)}"
+        if self.scheme in ("s3", "http"):
+            return f"{self.scheme}://{self.bucket}/{self.object_key(name)}"
         return Path(self.object_key(name)).as_uri()
 
 
@@ -125,6 +148,8 @@ def parse_storage_uri(uri: str) -> StorageLocation:
     scheme = parts.scheme.lower()
     if scheme == "s3":
         return _parse_s3(uri, parts)
+    if scheme == "http":
+        return _parse_http(uri, parts)
     if scheme != "file":
         found = f"scheme {scheme + '://'!r}" if scheme else "no scheme"
         raise StorageError(f"target_storage_uri: expected {EXPECTED}, got {found} in {uri!r}")
@@ -157,6 +182,28 @@ def _parse_s3(uri: str, parts: SplitResult) -> StorageLocation:
     location = StorageLocation("s3", _s3_prefix(parts.path, uri), _s3_bucket(parts.netloc, uri))
     _require_boto3(uri)
     return location
+
+
+def _parse_http(uri: str, parts: SplitResult) -> StorageLocation:
+    """``http://host:port/prefix/``: a host with a port, and a prefix of plain names."""
+    if parts.query or parts.fragment or "@" in parts.netloc:
+        raise StorageError(
+            f"target_storage_uri: an http:// URI has no user, query or fragment, got {uri!r}"
+        )
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not parts.hostname or port is None:
+        raise StorageError(f"target_storage_uri: an http:// URI needs host:port, got {uri!r}")
+    path = parts.path.strip("/")
+    for piece in path.split("/") if path else ():
+        if not _KEY_PART.fullmatch(piece) or piece in (".", ".."):
+            raise StorageError(
+                f"target_storage_uri: the prefix {path!r} holds only names of letters, "
+                f"digits and !-_.*'() separated by '/', in {uri!r}"
+            )
+    return StorageLocation("http", path, parts.netloc)
 
 
 def _require_boto3(uri: str) -> None:
@@ -273,6 +320,8 @@ def write_durable(location: StorageLocation, name: str, data: bytes) -> str:
         from . import s3
 
         return s3.put(location, name, data)
+    if location.scheme == "http":
+        return _put_http(location.object_uri(name), data)
     if location.scheme != "file":
         raise StorageError(f"target_storage_uri: cannot write to {location.scheme}:// storage")
     target = location.object_key(name)
@@ -302,6 +351,16 @@ def read(uri: str) -> bytes:
     parts = urlsplit(uri)
     if parts.scheme.lower() == "s3":
         return _read_s3(uri)
+    if parts.scheme.lower() == "http":
+        folder, _, name = uri.rpartition("/")
+        try:
+            parse_storage_uri(folder + "/").object_key(name)
+            with urllib.request.urlopen(uri, timeout=HTTP_TIMEOUT_S) as answer:
+                return bytes(answer.read())
+        except StorageError as e:
+            raise StorageError(f"uri: cannot read {uri!r}: {e}") from None
+        except OSError as e:
+            raise StorageError(f"{uri}: could not read: {e}") from e
     if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
         raise StorageError(
             f"uri: expected a file:///absolute/path or s3://bucket/key URI, got {uri!r}"
@@ -314,6 +373,27 @@ def read(uri: str) -> bytes:
             return f.read()
     except OSError as e:
         raise StorageError(f"{uri}: could not read: {e.strerror or e}") from e
+
+
+def _put_http(uri: str, data: bytes) -> str:
+    """One PUT of ``data`` to ``uri``; a "503 Slow Down" is tried again (see the module
+    docstring), and still refused after :data:`HTTP_TRIES` tries, it fails."""
+    for attempt in range(HTTP_TRIES):
+        request = urllib.request.Request(uri, data, method="PUT")
+        try:
+            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_S):
+                return uri
+        except urllib.error.HTTPError as e:
+            if e.code != 503:
+                raise StorageError(f"{uri}: could not write: {e.code} {e.reason}") from None
+            if attempt + 1 == HTTP_TRIES:
+                raise StorageError(
+                    f"{uri}: could not write: 503 {e.reason} after {HTTP_TRIES} tries"
+                ) from None
+            time.sleep(random.uniform(0, HTTP_BACKOFF_S * 2**attempt))
+        except OSError as e:
+            raise StorageError(f"{uri}: could not write: {e}") from e
+    raise AssertionError("unreachable")
 
 
 def _read_s3(uri: str) -> bytes:

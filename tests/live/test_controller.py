@@ -70,7 +70,9 @@ class FakeInitiate:
     fail: Exception | None = None
     delay_s: float = 0.0
 
-    async def __call__(self, node: NodeSpec, snapshot_id: str, storage_uri: str) -> None:
+    async def __call__(
+        self, node: NodeSpec, snapshot_id: str, storage_uri: str, *kind: str
+    ) -> None:
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         self.calls.append((node, snapshot_id, storage_uri))

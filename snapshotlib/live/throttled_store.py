@@ -1,0 +1,197 @@
+"""An object store that pushes back: "503 Slow Down" when too many writes are in flight.
+
+The system-design text: when many nodes upload their state "at the exact same
+millisecond, the S3 storage endpoint will return HTTP 503 Slow Down rate-limiting
+responses". This store does the same on a small scale: it takes a ``PUT`` per object
+(``http://host:port/prefix/name``, the lab's ``http://`` storage), each write taking
+``write_ms`` (standing for the upload), and answers 503 with S3's ``SlowDown`` error to
+any write that would make more than ``max_in_flight`` at once. ``GET /_stats`` tells how
+many writes it took, refused, and the most it had in flight.
+
+>>> with ThrottledStore(folder, max_in_flight=2) as store:   # doctest: +SKIP
+...     LiveCluster(storage=store.uri, ...)
+
+Or from a shell: ``python -m snapshotlib.live.throttled_store --folder DIR --port 9000
+--max-in-flight 4``. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+#: what a path segment may be: the names the lab's storage writes
+_SEGMENT = re.compile(r"^[A-Za-z0-9!_.*'()-]+$")
+SLOW_DOWN = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
+    b"<Message>Please reduce your request rate.</Message></Error>"
+)
+
+
+class ThrottledStore:
+    """The store (see the module docstring), serving ``folder`` on ``host:port`` (a free
+    port by default) while the ``with`` block runs."""
+
+    def __init__(
+        self,
+        folder: str | Path,
+        max_in_flight: int = 4,
+        write_ms: int = 50,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight: at least 1, got {max_in_flight}")
+        if write_ms < 0:
+            raise ValueError(f"write_ms: at least 0, got {write_ms}")
+        self.folder = Path(folder).resolve()
+        self.max_in_flight = max_in_flight
+        self.write_ms = write_ms
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self.counts = {"written": 0, "slowed_down": 0, "most_in_flight": 0, "read": 0}
+        self._server = ThreadingHTTPServer((host, port), _handler(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def uri(self) -> str:
+        """The storage URI to write to (``http://host:port/``)."""
+        host, port = self._server.server_address[:2]
+        name = host.decode() if isinstance(host, bytes) else host
+        return f"http://{name}:{port}/"
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self.counts)
+
+    def start(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="throttled-store", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+    def __enter__(self) -> ThrottledStore:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # --------------------------------------------------------------- the work
+    def begin_write(self) -> bool:
+        """Whether one more write may start now (if so, it counts as in flight)."""
+        with self._lock:
+            if self._in_flight >= self.max_in_flight:
+                self.counts["slowed_down"] += 1
+                return False
+            self._in_flight += 1
+            self.counts["most_in_flight"] = max(self.counts["most_in_flight"], self._in_flight)
+            return True
+
+    def end_write(self, ok: bool) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            if ok:
+                self.counts["written"] += 1
+
+    def path_of(self, url_path: str) -> Path | None:
+        """The file behind a request's path, or ``None`` if the path is not a key."""
+        segments = url_path.split("?", 1)[0].strip("/").split("/")
+        if not segments or not all(_SEGMENT.match(s) and s not in (".", "..") for s in segments):
+            return None
+        return self.folder.joinpath(*segments)
+
+
+def _handler(store: ThrottledStore) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # quiet: the counts tell what happened
+
+        def _answer(self, code: int, body: bytes, kind: str = "application/xml") -> None:
+            self.send_response(code, "Slow Down" if code == 503 else None)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_PUT(self) -> None:
+            path = store.path_of(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            data = self.rfile.read(length)
+            if path is None:
+                self._answer(400, b"<Error><Code>InvalidObjectName</Code></Error>")
+                return
+            if not store.begin_write():
+                self._answer(503, SLOW_DOWN)
+                return
+            ok = False
+            try:
+                time.sleep(store.write_ms / 1000)  # the upload takes its time
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(temp, path)
+                ok = True
+            finally:
+                store.end_write(ok)
+            self._answer(200, b"")
+
+        def do_GET(self) -> None:
+            if self.path == "/_stats":
+                self._answer(200, json.dumps(store.stats()).encode(), "application/json")
+                return
+            path = store.path_of(self.path)
+            if path is None or not path.is_file():
+                self._answer(404, b"<Error><Code>NoSuchKey</Code></Error>")
+                return
+            with store._lock:
+                store.counts["read"] += 1
+            self._answer(200, path.read_bytes(), "application/octet-stream")
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folder", required=True, type=Path, help="where objects are kept")
+    parser.add_argument("--port", type=int, default=9000, help="(9000)")
+    parser.add_argument("--max-in-flight", type=int, default=4, help="(4)")
+    parser.add_argument("--write-ms", type=int, default=50, help="each write's time (50)")
+    args = parser.parse_args(argv)
+    with ThrottledStore(args.folder, args.max_in_flight, args.write_ms, port=args.port) as s:
+        print(f"throttled store at {s.uri} (Ctrl-C stops it)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
