@@ -1,5 +1,6 @@
 """The live lab under failure, on real processes: crashes, a node that stops answering,
-time-to-live, cleanup, restore, a controller that dies, membership changes.
+time-to-live, cleanup, restore, a controller that dies, membership changes; and what
+production adds to checkpoints: incremental ones, and a store that pushes back.
 
 What is specified: a snapshot in progress when a node crashes, leaves, joins or goes
 silent fails, saying why, and the nodes still up free what they recorded for it; a
@@ -26,6 +27,8 @@ from live_support import require_live
 require_live()
 
 from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
+from snapshotlib.live.storage import read  # noqa: E402
+from snapshotlib.live.throttled_store import ThrottledStore  # noqa: E402
 
 #: heartbeats every 200 ms; silent for 2 s means gone (generous on a loaded machine)
 FAST = {"heartbeat_ms": 200, "heartbeat_timeout_ms": 2000}
@@ -235,3 +238,62 @@ def test_a_controller_that_dies_is_restarted_and_fails_what_it_left_open(
         assert fresh.startswith("snap-0002-")
         assert cluster.wait(fresh, timeout=BACKSTOP_S)["status"] == "COMPLETED"
         assert cluster.check(fresh).ok
+
+
+# ------------------------------------------------------ checkpoints and uploads
+def test_incremental_snapshots_write_only_what_changed_and_restore_exactly(
+    tmp_path: Path,
+) -> None:
+    with LiveCluster(
+        3, rate=20.0, workdir=tmp_path, state_keys=60, key_bytes=100, chunk_keys=1
+    ) as cluster:
+        full = cluster.trigger("P1", "full")
+        assert cluster.wait(full)["status"] == "COMPLETED"
+        chain = []
+        for _ in range(2):
+            sid = cluster.trigger("P2", "incremental")
+            assert cluster.wait(sid)["status"] == "COMPLETED"
+            chain.append(sid)
+        sizes = {s: cluster.status(s)["total_size_bytes"] for s in (full, *chain)}
+        assert all(sizes[s] < sizes[full] for s in chain), sizes
+
+        def part(sid: str, node: str) -> dict[str, Any]:
+            manifest = json.loads(read(cluster.status(sid)["checkpoint_manifest_uri"]))
+            uri = next(p["part_uri"] for p in manifest["parts"] if p["node_id"] == node)
+            return dict(json.loads(read(uri)))
+
+        # the last incremental refers back through the chain to chunks the full one wrote
+        last = part(chain[-1], "P1")["state"]
+        assert last["snapshot_type"] == "incremental"
+        assert last["base_snapshot_id"] == chain[0]
+        full_chunks = {c["uri"] for c in part(full, "P1")["state"]["chunks"]}
+        assert len(last["chunks"]) == 60
+        assert full_chunks & {c["uri"] for c in last["chunks"]}
+        assert cluster.check(chain[-1]).ok
+
+        # restoring the last of the chain reads every chunk (hash-checked, summed)
+        answer = cluster.restore(chain[-1])
+        assert answer["total_money"] == 3000
+        eventually(lambda: all(n["epoch"] == 1 for n in view(cluster).values()), "epoch 1")
+        after = cluster.trigger("P3", "incremental")
+        assert cluster.wait(after)["status"] == "COMPLETED"
+        assert cluster.check(after).ok
+        # the restored chain is its base: still only the changes are written
+        assert cluster.status(after)["total_size_bytes"] < sizes[full]
+
+
+def test_parts_go_to_a_store_that_slows_writers_down_with_jittered_uploads(
+    tmp_path: Path,
+) -> None:
+    with (
+        ThrottledStore(tmp_path / "store", max_in_flight=2, write_ms=20) as store,
+        LiveCluster(
+            4, rate=30.0, workdir=tmp_path / "c", storage=store.uri, upload_jitter_ms=300
+        ) as cluster,
+    ):
+        sid = cluster.trigger("P1")
+        assert cluster.wait(sid, timeout=BACKSTOP_S)["status"] == "COMPLETED"
+        assert cluster.check(sid).ok
+        stats = store.stats()
+        assert stats["most_in_flight"] <= 2
+        assert stats["written"] == 4 * 2 + 1  # a chunk and a part per node, the manifest
