@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from snapshotlib.live.cluster import LiveCluster
+from snapshotlib.live.keyed_state import table_from_json
 from snapshotlib.live.storage import read
 from snapshotlib.live.throttled_store import ThrottledStore
 
@@ -38,18 +39,19 @@ def chunk_uris(cluster: LiveCluster, sid: str) -> dict[str, set[str]]:
     out = {}
     for p in manifest["parts"]:
         part = json.loads(read(p["part_uri"]))
-        out[p["node_id"]] = {c["uri"] for c in part["state"]["chunks"]}
+        out[p["node_id"]] = {u for _, u in table_from_json(p["node_id"], part["state"]).values()}
     return out
 
 
 def incremental(chunk_keys: int, share: float) -> dict[str, Any]:
     with LiveCluster(
-        NODES, rate=20.0, state_keys=KEYS, key_bytes=KEY_BYTES, chunk_keys=chunk_keys
+        NODES, rate=5.0, state_keys=KEYS, key_bytes=KEY_BYTES, chunk_keys=chunk_keys
     ) as cluster:
+        # a transfer touches one account at its sender and one at its receiver; counted
+        # from before the full checkpoint, whose state is recorded after its trigger
+        start, target = sent(cluster), int(share * KEYS * NODES / 2)
         full = cluster.trigger("P1", "full")
         cluster.wait(full, timeout=300)
-        # a transfer touches one account at its sender and one at its receiver
-        start, target = sent(cluster), int(share * KEYS * NODES / 2)
         while sent(cluster) - start < target:
             time.sleep(0.05)
         inc = cluster.trigger("P1", "incremental")

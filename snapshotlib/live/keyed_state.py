@@ -23,6 +23,7 @@ import json
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 #: an account's entry in a checkpoint: (balance, version)
 Entry = tuple[int, int]
@@ -110,6 +111,35 @@ def chunks(entries: Mapping[str, Entry], chunk_keys: int, key_bytes: int = 0) ->
         data = json.dumps(part, separators=(",", ":"), sort_keys=True).encode()
         out.append(Chunk(index, data, hashlib.sha256(data).hexdigest()))
     return out
+
+
+def chunk_name(node: str, index: int, sha256: str) -> str:
+    """The object a node's chunk is written as: named by its place and its hash."""
+    return f"{node}.chunk-{index:04d}.{sha256[:16]}.json"
+
+
+def table_to_json(table: Mapping[int, tuple[str, str]]) -> dict[str, list[Any]]:
+    """A checkpoint's chunks (index -> (SHA-256, URI)) as a part stores them, compactly:
+    the folders once, then per chunk in index order its folder's number and hash (the
+    object's name follows from them, :func:`chunk_name`)."""
+    folders: list[str] = []
+    listed = []
+    for index in sorted(table):
+        sha256, uri = table[index]
+        folder = uri.rpartition("/")[0] + "/"
+        if folder not in folders:
+            folders.append(folder)
+        listed.append([folders.index(folder), sha256])
+    return {"folders": folders, "chunks": listed}
+
+
+def table_from_json(node: str, stored: Mapping[str, Any]) -> dict[int, tuple[str, str]]:
+    """The chunks (index -> (SHA-256, URI)) of a part's ``state``, read back."""
+    folders = [str(f) for f in stored["folders"]]
+    return {
+        index: (str(sha), folders[int(f)] + chunk_name(node, index, str(sha)))
+        for index, (f, sha) in enumerate(stored["chunks"])
+    }
 
 
 def changed(pieces: Iterable[Chunk], base: Mapping[int, tuple[str, str]]) -> list[Chunk]:

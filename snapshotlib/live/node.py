@@ -61,7 +61,16 @@ from ..algorithms.chandy_lamport import ChandyLamport
 from ..model import Channel
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
 from .host import NodeHost
-from .keyed_state import ChunkError, KeyedState, changed, chunks, merge_chunks
+from .keyed_state import (
+    ChunkError,
+    KeyedState,
+    changed,
+    chunk_name,
+    chunks,
+    merge_chunks,
+    table_from_json,
+    table_to_json,
+)
 from .lifetime import exit_with_parent
 from .rpc import protos, services
 from .spec import ClusterSpec, SpecError
@@ -420,7 +429,8 @@ class Node:
         a part without chunks gives one account of ``balance``."""
         if recorded is None:
             return KeyedState(1, balance, self.account_rng), None
-        listed = [(int(c["index"]), str(c["sha256"]), str(c["uri"])) for c in recorded["chunks"]]
+        table = table_from_json(self.me, recorded)
+        listed = [(i, sha, uri) for i, (sha, uri) in sorted(table.items())]
         datas = await asyncio.gather(*(asyncio.to_thread(read, uri) for _, _, uri in listed))
         try:
             entries = merge_chunks(
@@ -433,7 +443,7 @@ class Node:
             raise RestoreError(
                 f"state: the chunks hold {state.total}, the part's balance is {balance}"
             )
-        return state, {i: (sha, uri) for i, sha, uri in listed}
+        return state, table
 
     def resume(self, epoch: int) -> bool:
         """The bank sends again, if ``epoch`` is this node's."""
@@ -560,7 +570,7 @@ class Node:
             table = {i: kept for i, kept in base.items() if i < len(pieces)}
             written = 0
             for piece in changed(pieces, base):
-                name = f"{self.me}.chunk-{piece.index:04d}.{piece.sha256[:16]}.json"
+                name = chunk_name(self.me, piece.index, piece.sha256)
                 uri = await asyncio.to_thread(write_durable, location, name, piece.data)
                 table[piece.index] = (piece.sha256, uri)
                 written += len(piece.data)
@@ -570,10 +580,7 @@ class Node:
                 "keys": self.spec.state_keys,
                 "chunk_keys": self.spec.chunk_keys,
                 "state_bytes": sum(len(p.data) for p in pieces),
-                "chunks": [
-                    {"index": i, "sha256": sha, "uri": uri}
-                    for i, (sha, uri) in sorted(table.items())
-                ],
+                **table_to_json(table),
             }
             data = json.dumps(part, indent=1).encode()
             name = f"{snapshot_id}.{self.me}.json"
