@@ -221,6 +221,9 @@ class NodeView(BaseModel):
     buffered_messages: int | None = None
     buffered_bytes: int | None = None
     heard_ms_ago: int | None = None
+    #: from its last heartbeat: its balance, and the snapshots it is recording
+    balance: int | None = None
+    open_snapshots: list[str] | None = None
 
 
 class ClusterView(BaseModel):

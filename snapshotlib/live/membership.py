@@ -103,6 +103,8 @@ class Membership:
                     "epoch": m.beat.get("epoch"),
                     "buffered_messages": m.beat.get("buffered_messages"),
                     "buffered_bytes": m.beat.get("buffered_bytes"),
+                    "balance": m.beat.get("balance"),
+                    "open_snapshots": m.beat.get("open_snapshots"),
                     "heard_ms_ago": None
                     if m.last_seen is None
                     else max(0, int((now - m.last_seen) * 1000)),

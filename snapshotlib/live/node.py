@@ -76,7 +76,7 @@ from .rpc import protos, services
 from .spec import ClusterSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
 
-#: the largest transfer, as a share of the initial balance
+#: the largest transfer, as a share of the initial balance (of one account's, with several)
 MAX_SHARE = 0.05
 #: how often the log is flushed to disk (seconds)
 FLUSH_EVERY_S = 0.2
@@ -644,7 +644,9 @@ class Node:
     async def _bank(self) -> None:
         """Send money to random neighbours at the cluster's rate."""
         interval = 1.0 / self.spec.rate
-        largest = max(1, int(self.spec.initial_money * MAX_SHARE))
+        # a transfer moves at most one account's share of it: one account gives it,
+        # as a row of a key-value store changes, not a sweep across many
+        largest = max(1, int(self.spec.initial_money * MAX_SHARE / self.spec.state_keys))
         while not self.stopping.is_set():
             await asyncio.sleep(interval * self.rng.uniform(0.5, 1.5))
             balance = self.host.balance

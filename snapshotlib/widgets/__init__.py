@@ -10,6 +10,7 @@ from .commutation_stepper import CommutationStepper
 from .cut_checker import CutChecker
 from .dataflow_explorer import DataflowExplorer
 from .explorer import Explorer
+from .live_explorer import LiveExplorer
 from .static import show_static, static_png
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "CutChecker",
     "DataflowExplorer",
     "Explorer",
+    "LiveExplorer",
     "show_static",
     "static_png",
 ]

@@ -589,7 +589,16 @@ def test_the_cluster_view(tmp_path: Path) -> None:
     with running(tmp_path, health=health) as lab:
         view = lab.client.get("/v1/cluster").json()
     # no heartbeat was heard: epoch, buffers and when last heard are not known
-    unheard = dict.fromkeys(("epoch", "buffered_messages", "buffered_bytes", "heard_ms_ago"))
+    unheard = dict.fromkeys(
+        (
+            "epoch",
+            "buffered_messages",
+            "buffered_bytes",
+            "heard_ms_ago",
+            "balance",
+            "open_snapshots",
+        )
+    )
     assert view["nodes"] == [
         {"id": "P1", "address": "127.0.0.1:1", "health": "up", **unheard},
         {"id": "P2", "address": "127.0.0.1:2", "health": "down", **unheard},
