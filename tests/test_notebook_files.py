@@ -29,12 +29,13 @@ LESSONS = [
     "07b_measuring_tradeoffs",
     "08_failures_and_recovery",
     "09_cost_at_scale",
+    "10_live_lab_under_failure",
 ]
 #: pages every lesson may link to; not lessons (no number, no try-it)
 REFERENCE = ["errata", "glossary"]
 #: lessons whose summary links the glossary and the errata
 LINKED = ["05_fifo_matters", "07a_barrier_snapshots", "07b_measuring_tradeoffs",
-          "08_failures_and_recovery", "09_cost_at_scale"]  # fmt: skip
+          "08_failures_and_recovery", "09_cost_at_scale", "10_live_lab_under_failure"]  # fmt: skip
 MAX_BYTES = 400_000
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 

@@ -6,7 +6,7 @@ marked ``# NBVAL_CHECK_OUTPUT``), so after changing a lesson or the engine run::
     make notebooks                 # every notebook under notebooks/
     python tools/run_notebooks.py notebooks/03_worked_example.ipynb
 
-Every notebook means the lessons (``00_start_here.ipynb`` .. ``09_cost_at_scale.ipynb``,
+Every notebook means the lessons (``00_start_here.ipynb`` .. ``10_live_lab_under_failure.ipynb``,
 lesson 07 in two parts, ``07a_`` and ``07b_``) and the course's reference pages
 (``errata.ipynb``, ``glossary.ipynb``): :func:`notebooks` lists them.
 

@@ -1,0 +1,191 @@
+"""Lesson 10, the live lab under failure: what the notebook runs on a real cluster.
+
+The cluster is the live lab's (:mod:`snapshotlib.live`): OS processes speaking gRPC, a
+REST controller, a registry and checkpoint storage. These helpers start it with the
+lesson's settings and turn its answers into short tables; the notebook itself calls the
+cluster's API, as a learner would.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .feedback import Feedback, is_blank, no_answer_yet
+from .tables import Table
+
+#: the lesson's cluster: markers held up 0.8 s (still in band, so FIFO holds) so that a
+#: snapshot is in progress long enough to crash a node in it; heartbeats every 200 ms, a
+#: node gone after 2 s of silence; money kept in 200 accounts per node, 4 to a chunk
+SETTINGS: dict[str, Any] = {
+    "nodes": 4,
+    "rate": 30.0,
+    "marker_delay_ms": 800,
+    "heartbeat_ms": 200,
+    "heartbeat_timeout_ms": 2000,
+    "ttl_ms": 20_000,
+    "state_keys": 200,
+    "key_bytes": 40,
+    "chunk_keys": 4,
+}
+
+
+def start_cluster(**overrides: Any) -> Any:
+    """A started :class:`~snapshotlib.live.cluster.LiveCluster` with the lesson's
+    settings (``overrides`` change some), its files in a new temporary folder."""
+    from .. import live as lab
+
+    missing = lab.missing_modules()
+    if missing:
+        raise RuntimeError(
+            f"This lesson runs the live lab, whose extra is not installed "
+            f"({', '.join(missing)} missing): pip install 'snapshotlib[live]' "
+            "(make lab installs it)."
+        )
+    from ..live.cluster import LiveCluster
+
+    folder = Path(tempfile.mkdtemp(prefix="lesson10-"))
+    cluster = LiveCluster(workdir=folder, **{**SETTINGS, **overrides})
+    cluster.start()
+    return cluster
+
+
+def verdict(check: Any) -> str:
+    """The engine's verdict on a live snapshot, in three lines."""
+    return "\n".join(
+        (
+            f"consistent cut, Dijkstra's argument holds: {check.verdict.ok}",
+            f"money recorded: {check.recorded_total:,} of {check.expected_total:,}",
+            f"the engine's replay records what the nodes recorded: {check.same_as_engine}",
+        )
+    )
+
+
+def cleanup_table(before: dict[str, Any], cleanup: dict[str, Any], after: dict[str, Any]) -> Table:
+    """Per node: messages buffered for snapshots before the crash, what the cleanup
+    freed, and what is buffered after it (``before``/``after``: ``cluster.cluster()``)."""
+    freed = {n["node_id"]: n for n in cleanup["nodes"]}
+    rows = []
+    for node in before["nodes"]:
+        node_id = node["id"]
+        now = next(n for n in after["nodes"] if n["id"] == node_id)
+        answer = freed.get(node_id)
+        rows.append(
+            (
+                node_id,
+                _count(node.get("buffered_messages")),
+                "not asked (down)" if answer is None else _count(answer["freed_messages"]),
+                _count(now.get("buffered_messages")),
+                str(now["health"]),
+            )
+        )
+    return Table(
+        ("node", "buffered before", "freed by the cleanup", "buffered after", "now"),
+        rows,
+        notes=("messages recorded for snapshots in progress, from the nodes' heartbeats",),
+    )
+
+
+def bytes_table(cluster: Any, snapshot_ids: list[str]) -> Table:
+    """Per snapshot: its type and the bytes its parts and chunks took to write, against
+    the first (full) one."""
+    rows = []
+    first = None
+    for sid in snapshot_ids:
+        status = cluster.status(sid)
+        size = int(status["total_size_bytes"] or 0)
+        first = first or size
+        rows.append(
+            (
+                sid,
+                str(status["snapshot_type"]),
+                f"{size:,}",
+                f"{size / first:.0%}" if first else "-",
+            )
+        )
+    return Table(
+        ("snapshot", "type", "bytes written", "of the full one"),
+        rows,
+        notes=("parts and chunks written by every node; the manifest not counted",),
+    )
+
+
+def jitter_table(nodes: int = 6, snapshots: int = 3, jitters: tuple[int, ...] = (0, 500)) -> Table:
+    """Snapshots of a cluster writing to a store that takes 3 writes at a time (100 ms
+    each) and answers "503 Slow Down" beyond, without and with jittered uploads."""
+    from ..live.cluster import LiveCluster
+    from ..live.throttled_store import ThrottledStore
+
+    rows = []
+    for jitter_ms in jitters:
+        with (
+            tempfile.TemporaryDirectory(prefix="lesson10-store-") as folder,
+            ThrottledStore(Path(folder) / "store", max_in_flight=3, write_ms=100) as store,
+            LiveCluster(
+                nodes,
+                rate=20.0,
+                workdir=Path(folder) / "cluster",
+                storage=store.uri,
+                upload_jitter_ms=jitter_ms,
+            ) as cluster,
+        ):
+            durations, failed = [], 0
+            for _ in range(snapshots):
+                answer = cluster.wait(cluster.trigger("P1"))
+                if answer["status"] == "COMPLETED":
+                    durations.append(int(answer["duration_ms"]))
+                else:
+                    failed += 1
+            stats = store.stats()
+        rows.append(
+            (
+                f"{jitter_ms} ms",
+                str(stats["slowed_down"]),
+                f"{failed} of {snapshots}",
+                f"{statistics.median(durations):,.0f}" if durations else "-",
+            )
+        )
+    return Table(
+        ("jitter", "writes answered 503", "snapshots failed", "median duration ms"),
+        rows,
+        notes=(
+            f"{nodes} nodes; a write answered 503 is tried again after a random, growing "
+            "wait, 5 tries at most",
+        ),
+    )
+
+
+def check_restore_choice(answer: Any, cluster: Any) -> Feedback:
+    """Which snapshot will ``cluster.restore()`` roll back to now? ``answer`` is a
+    snapshot id from the registry."""
+    if is_blank(answer):
+        return no_answer_yet(
+            hint="Answer with a snapshot id from the registry, such as 'snap-0002-1a2b3'."
+        )
+    rows = cluster.request("GET", "/v1/snapshots")["snapshots"]
+    done = [r for r in rows if r["status"] == "COMPLETED"]
+    expected = done[-1]["snapshot_id"] if done else None
+    status = {r["snapshot_id"]: r["status"] for r in rows}
+    if expected is None:
+        return Feedback(False, "No snapshot is COMPLETED yet: a restore would be refused (409).")
+    if answer == expected:
+        return Feedback(
+            True,
+            f"Right: {expected} is the newest COMPLETED snapshot, the one whose manifest "
+            "was written; a FAILED one, or one still in progress, is never used.",
+        )
+    if answer not in status:
+        return Feedback(False, f"{answer!r} is not in the registry: copy an id from its table.")
+    why = {
+        "FAILED": "it FAILED: some node's part is missing, so there is no state to restore",
+        "INITIATED": "it is still in progress: no manifest yet",
+        "IN_PROGRESS": "it is still in progress: no manifest yet",
+        "COMPLETED": "it is COMPLETED, but a newer one is too, and a restore takes the newest",
+    }[str(status[answer])]
+    return Feedback(False, f"Not {answer}: {why}.", answer=f"{expected}.")
+
+
+def _count(value: Any) -> str:
+    return "-" if value is None else f"{int(value):,}"
