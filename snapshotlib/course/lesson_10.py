@@ -18,17 +18,18 @@ from .tables import Table
 
 #: the lesson's cluster: markers held up 0.8 s (still in band, so FIFO holds) so that a
 #: snapshot is in progress long enough to crash a node in it; heartbeats every 200 ms, a
-#: node gone after 2 s of silence; money kept in 200 accounts per node, 4 to a chunk
+#: node gone after 2 s of silence; money kept in 400 accounts of about 400 bytes per
+#: node, 2 to a chunk
 SETTINGS: dict[str, Any] = {
     "nodes": 4,
-    "rate": 30.0,
+    "rate": 10.0,
     "marker_delay_ms": 800,
     "heartbeat_ms": 200,
     "heartbeat_timeout_ms": 2000,
     "ttl_ms": 20_000,
-    "state_keys": 200,
-    "key_bytes": 40,
-    "chunk_keys": 4,
+    "state_keys": 400,
+    "key_bytes": 400,
+    "chunk_keys": 2,
 }
 
 
@@ -113,7 +114,7 @@ def bytes_table(cluster: Any, snapshot_ids: list[str]) -> Table:
 
 
 def jitter_table(nodes: int = 6, snapshots: int = 3, jitters: tuple[int, ...] = (0, 500)) -> Table:
-    """Snapshots of a cluster writing to a store that takes 3 writes at a time (100 ms
+    """Snapshots of a cluster writing to a store that takes 2 writes at a time (100 ms
     each) and answers "503 Slow Down" beyond, without and with jittered uploads."""
     from ..live.cluster import LiveCluster
     from ..live.throttled_store import ThrottledStore
@@ -122,7 +123,7 @@ def jitter_table(nodes: int = 6, snapshots: int = 3, jitters: tuple[int, ...] = 
     for jitter_ms in jitters:
         with (
             tempfile.TemporaryDirectory(prefix="lesson10-store-") as folder,
-            ThrottledStore(Path(folder) / "store", max_in_flight=3, write_ms=100) as store,
+            ThrottledStore(Path(folder) / "store", max_in_flight=2, write_ms=100) as store,
             LiveCluster(
                 nodes,
                 rate=20.0,
