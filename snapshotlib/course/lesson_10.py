@@ -113,8 +113,8 @@ def bytes_table(cluster: Any, snapshot_ids: list[str]) -> Table:
     )
 
 
-def jitter_table(nodes: int = 6, snapshots: int = 3, jitters: tuple[int, ...] = (0, 500)) -> Table:
-    """Snapshots of a cluster writing to a store that takes 2 writes at a time (100 ms
+def jitter_table(nodes: int = 8, snapshots: int = 3, jitters: tuple[int, ...] = (0, 500)) -> Table:
+    """Snapshots of a cluster writing to a store that takes 4 writes at a time (100 ms
     each) and answers "503 Slow Down" beyond, without and with jittered uploads."""
     from ..live.cluster import LiveCluster
     from ..live.throttled_store import ThrottledStore
@@ -123,7 +123,7 @@ def jitter_table(nodes: int = 6, snapshots: int = 3, jitters: tuple[int, ...] = 
     for jitter_ms in jitters:
         with (
             tempfile.TemporaryDirectory(prefix="lesson10-store-") as folder,
-            ThrottledStore(Path(folder) / "store", max_in_flight=2, write_ms=100) as store,
+            ThrottledStore(Path(folder) / "store", max_in_flight=4, write_ms=100) as store,
             LiveCluster(
                 nodes,
                 rate=20.0,
