@@ -8,6 +8,7 @@ cluster's API, as a learner would.
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import tempfile
 from pathlib import Path
@@ -51,6 +52,18 @@ def start_cluster(**overrides: Any) -> Any:
     cluster = LiveCluster(workdir=folder, **{**SETTINGS, **overrides})
     cluster.start()
     return cluster
+
+
+def stop(cluster: Any, explorer: Any = None) -> str:
+    """Stop the explorer's refreshes, every process of ``cluster``, and remove the files
+    :func:`start_cluster` made for it (logs, registry, checkpoints)."""
+    if explorer is not None:
+        explorer.close()
+    cluster.stop()
+    folder = Path(cluster.workdir)
+    if folder.name.startswith("lesson10-") and folder.parent == Path(tempfile.gettempdir()):
+        shutil.rmtree(folder, ignore_errors=True)
+    return "stopped; its files are removed"
 
 
 def verdict(check: Any) -> str:
