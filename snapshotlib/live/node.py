@@ -152,8 +152,10 @@ class Node:
         self.held = await_restore
         self.log_root = log_dir.parent
         self.log: IO[str] = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        # a node restarted after a crash holds nothing (its money died with the process)
+        money = 0 if await_restore else spec.initial_money
         self._start_epoch(
-            KeyedState(spec.state_keys, spec.initial_money, self.account_rng),
+            KeyedState(spec.state_keys, money, self.account_rng),
             None if await_restore else log_dir,
         )
 

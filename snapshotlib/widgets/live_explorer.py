@@ -19,10 +19,13 @@ from typing import Any
 import ipywidgets as w
 
 from ..viz.style import RED_FILL, WHITE_FILL
-from .common import make_button, widget_bundle
+from .common import make_button, row, widget_bundle
 
 #: how many of the newest snapshots the registry table shows
 REGISTRY_ROWS = 8
+#: tables that read on a projector: cells apart, numbers to the right
+TABLE = "<table style='border-collapse:collapse;margin:4px 0'>"
+CELL = "padding:2px 10px;text-align:left;border-bottom:1px solid #ddd"
 #: refreshes in a row the cluster does not answer before auto-refresh gives up
 MAX_SILENT = 5
 DOWN_FILL = "#bbbbbb"
@@ -105,7 +108,7 @@ def nodes_table(nodes: list[dict[str, Any]], rates: dict[str, float | None]) -> 
             )
             + "</tr>"
         )
-    return f'<table class="live-table">{head}{"".join(rows)}</table>'
+    return _table(head, rows)
 
 
 def registry_table(snapshots: list[dict[str, Any]], nodes: int) -> str:
@@ -136,7 +139,12 @@ def registry_table(snapshots: list[dict[str, Any]], nodes: int) -> str:
         )
     if not rows:
         rows.append('<tr><td colspan="7">no snapshot yet: press Trigger</td></tr>')
-    return f'<table class="live-table">{head}{"".join(rows)}</table>'
+    return _table(head, rows)
+
+
+def _table(head: str, rows: list[str]) -> str:
+    styled = (head + "".join(rows)).replace("<td>", f"<td style='{CELL}'>")
+    return TABLE + styled.replace("<th>", f"<th style='{CELL}'>") + "</table>"
 
 
 def _dash(value: Any) -> Any:
@@ -164,15 +172,15 @@ class LiveExplorer:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         ids = list(cluster.spec.ids)
+        short = {"description_width": "initial"}
         self.node_choice = w.Dropdown(
-            options=ids, value=ids[0], description="node", layout=w.Layout(width="150px")
-        )
+            options=ids, value=ids[0], description="node", style=short,
+            layout=w.Layout(width="110px"),
+        )  # fmt: skip
         self.type_choice = w.Dropdown(
-            options=["full", "incremental"],
-            value="full",
-            description="type",
-            layout=w.Layout(width="190px"),
-        )
+            options=["full", "incremental"], value="full", description="type", style=short,
+            layout=w.Layout(width="160px"),
+        )  # fmt: skip
         self.trigger_button = make_button("Trigger", "camera", "the node initiates a snapshot")
         self.crash_button = make_button("Crash", "bolt", "the node is killed (SIGKILL)")
         self.restore_button = make_button(
@@ -197,7 +205,7 @@ class LiveExplorer:
         self.refresh_button.on_click(lambda _: self.refresh())
         self.box = w.VBox(
             [
-                w.HBox(
+                row(
                     [
                         self.node_choice,
                         self.type_choice,
@@ -208,7 +216,7 @@ class LiveExplorer:
                         self.auto,
                     ]
                 ),
-                w.HBox([self.network, w.VBox([self.nodes, self.registry])]),
+                row([self.network, w.VBox([self.nodes, self.registry])]),
                 self.status,
             ]
         )
