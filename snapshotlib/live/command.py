@@ -84,8 +84,8 @@ def add_live_commands(sub: Any) -> None:
     )
     p.add_argument(
         "--storage",
-        help="default target_storage_uri, file:///abs/dir/ or s3://bucket/prefix/ "
-        "(default: file:// in the workdir)",
+        help="default target_storage_uri, file:///abs/dir/, s3://bucket/prefix/ or "
+        "http://host:port/prefix/ (default: file:// in the workdir)",
     )
     p.add_argument(
         "--state-keys", type=int, default=1, help="accounts each node's money is kept in (1)"

@@ -175,6 +175,8 @@ def test_without_the_live_extra_the_command_names_it(tmp_path: Path) -> None:
         ["--marker-delay-ms", "-5"],
         ["--ttl-ms", "0"],
         ["--heartbeat-ms", "1000", "--heartbeat-timeout-ms", "500"],
+        ["--state-keys", "0"],
+        ["--upload-jitter-ms", "-1"],
     ],
 )
 def test_up_refuses_a_bad_cluster_in_one_line(tmp_path: Path, bad: list[str]) -> None:
