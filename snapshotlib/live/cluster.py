@@ -51,6 +51,9 @@ START_TIMEOUT_S = 60.0
 STOP_GRACE_S = 10.0
 #: how often the supervisor looks for processes that died (seconds)
 SUPERVISE_EVERY_S = 0.2
+#: the least time between two starts of one process: one that dies as it starts (its
+#: port taken, say) is not started again in a tight loop
+RESTART_AFTER_S = 1.0
 
 
 class LiveClusterError(RuntimeError):
@@ -125,6 +128,7 @@ class LiveCluster:
         #: processes the supervisor started again: (name, exit status it had)
         self.restarts: list[tuple[str, int]] = []
         self._commands: dict[str, tuple[str, list[str]]] = {}
+        self._started: dict[str, float] = {}
         self._lock = threading.Lock()
         self._supervising = threading.Event()
         self._supervisor: threading.Thread | None = None
@@ -247,7 +251,7 @@ class LiveCluster:
                     return
                 for name, process in list(self.processes.items()):
                     code = process.poll()
-                    if code is None:
+                    if code is None or time.monotonic() - self._started[name] < RESTART_AFTER_S:
                         continue
                     module, args = self._commands[name]
                     if name != "controller" and "--await-restore" not in args:
@@ -376,6 +380,7 @@ class LiveCluster:
     def _spawn(self, name: str, module: str, *args: str) -> None:
         again = name in self._commands  # a restart: what the process said before stays
         self._commands[name] = (module, list(args))
+        self._started[name] = time.monotonic()
         err = (self.workdir / f"{name}.err").open("ab" if again else "wb")
         self.processes[name] = subprocess.Popen(
             [sys.executable, "-m", module, *args],

@@ -318,6 +318,8 @@ def create_app(
                 await run_in_threadpool(controller.expire)
             except SQLAlchemyError as e:  # the registry is down: try again next time
                 log.warning("registry: %s", e)
+            except Exception:  # the monitor must outlive any one bad turn
+                log.exception("the controller's monitor")
             while not controller.to_clean.empty():
                 snapshot_id, reason = controller.to_clean.get()
                 task = asyncio.create_task(clean_up(snapshot_id, reason))

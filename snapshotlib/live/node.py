@@ -98,6 +98,9 @@ BASE_KEY = "x-snapshotlib-base-snapshot-id"
 NO_EPOCH = -1
 #: how often the time-to-live of open snapshots is looked at (seconds)
 TTL_EVERY_S = 0.1
+#: chunk tables of the newest parts kept for an incremental snapshot's base (the base is
+#: the latest completed snapshot, so only the last few can be asked for)
+KEPT_TABLES = 16
 #: a log folder a restore may name: one plain name under the cluster's logs
 LOG_FOLDER = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 
@@ -398,7 +401,7 @@ class Node:
                 queue.get_nowait()
         self._start_epoch(state, self.log_root / log_folder)
         if table is not None:  # an incremental checkpoint may build on the restored one
-            self._chunk_tables[snapshot_id] = table
+            self._remember(snapshot_id, table)
         self.awaiting_restore = False
         self._tick()
         self._write(
@@ -422,6 +425,12 @@ class Node:
                 reinjected += 1
         self.log.flush()
         return reinjected
+
+    def _remember(self, snapshot_id: str, table: dict[int, tuple[str, str]]) -> None:
+        """Keep a part's chunk table, for an incremental snapshot that takes it as base."""
+        self._chunk_tables[snapshot_id] = table
+        while len(self._chunk_tables) > KEPT_TABLES:  # the oldest cannot be a base now
+            del self._chunk_tables[next(iter(self._chunk_tables))]
 
     async def _read_state(
         self, recorded: Any, balance: int
@@ -587,7 +596,7 @@ class Node:
             data = json.dumps(part, indent=1).encode()
             name = f"{snapshot_id}.{self.me}.json"
             uri = await asyncio.to_thread(write_durable, location, name, data)
-            self._chunk_tables[snapshot_id] = table
+            self._remember(snapshot_id, table)
             report.update(part_uri=uri, size_bytes=written + len(data), ok=True, error=None)
         except (OSError, StorageError) as e:
             report.update(ok=False, error=f"{self.me}: {e}")
