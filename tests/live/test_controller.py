@@ -416,7 +416,9 @@ NODES = "P1, P2, P3"
         ({"target_storage_uri": "snaps/dir/"}, ["target_storage_uri", "no scheme", "file:///"]),
         ({"target_storage_uri": "file://snaps/dir/"}, ["target_storage_uri", "'snaps'"]),
         ({"target_storage_uri": "file:snaps/dir"}, ["target_storage_uri", "absolute"]),
-        ({"target_storage_uri": "http://example.com/snaps/"}, ["target_storage_uri", "'http://'"]),
+        # an http:// object store needs its port
+        ({"target_storage_uri": "http://example.com/snaps/"}, ["target_storage_uri", "host:port"]),
+        ({"target_storage_uri": "ftp://example.com/snaps/"}, ["target_storage_uri", "'ftp://'"]),
         ({"target_storage_uri": "s3://Bucket/prefix/"}, ["target_storage_uri", "lowercase"]),
         ({"target_storage_uri": "s3:///prefix/"}, ["target_storage_uri", "bucket"]),
         ({"target_storage_uri": ""}, ["target_storage_uri", "file:///"]),

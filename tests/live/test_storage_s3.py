@@ -270,7 +270,7 @@ class Controller:
         self.spec = make_spec()
         self.started: list[tuple[str, str, str]] = []
 
-        async def initiate(node: NodeSpec, snapshot_id: str, uri: str) -> None:
+        async def initiate(node: NodeSpec, snapshot_id: str, uri: str, *kind: str) -> None:
             self.started.append((node.id, snapshot_id, uri))
 
         app = create_app(self.spec, f"sqlite:///{tmp / 'registry.db'}", storage_uri, initiate)
@@ -396,7 +396,11 @@ def test_a_live_cluster_checkpoints_to_s3_and_its_snapshot_checks(
         failed = c.wait(c.trigger("P2", storage=f"s3://{missing}/run/"))
     assert failed["status"] == "FAILED"
     assert "NoSuchBucket" in failed["error"] and f"s3://{missing}/run/" in failed["error"]
-    assert keys(aws_env, bucket) == sorted(
+    # the manifest, each node's part, and the chunk of accounts each part refers to
+    written = keys(aws_env, bucket)
+    chunks = [k for k in written if re.fullmatch(r"run/P[123]\.chunk-0000\.[0-9a-f]{16}\.json", k)]
+    assert sorted(k[4:6] for k in chunks) == ["P1", "P2", "P3"]
+    assert sorted(set(written) - set(chunks)) == sorted(
         [f"run/{sid}.json"] + [f"run/{sid}.P{i}.json" for i in (1, 2, 3)]
     )
     assert not (tmp_path / "checkpoints").exists(), "nothing was written to the default"
