@@ -74,6 +74,10 @@ class ChandyLamport(SnapshotAlgorithm):
         for recording in self._recording:
             recording.pop(snapshot_id, None)
 
+    def discarded(self, snapshot_id: str) -> bool:
+        """Whether ``snapshot_id`` was discarded here (its markers are ignored)."""
+        return snapshot_id in self._discarded
+
     def recording(self, channel: int) -> Mapping[str, list[int]]:
         """The snapshots recording ``channel`` now, with the messages recorded so far."""
         return self._recording[channel]

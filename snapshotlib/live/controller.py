@@ -122,7 +122,7 @@ class PartReport(BaseModel):
 
     node_id: str
     part_uri: str = ""
-    size_bytes: int = Field(default=0, ge=0)
+    size_bytes: int = Field(default=0, ge=0, le=2**53)
     ok: bool
     error: str | None = None
 
@@ -143,11 +143,11 @@ class Heartbeat(BaseModel):
 
     node_id: str
     incarnation: str = Field(max_length=200)
-    epoch: int
+    epoch: int = Field(ge=-1, le=2**53)
     awaiting_restore: bool = False
-    balance: int
-    buffered_messages: int = Field(ge=0)
-    buffered_bytes: int = Field(ge=0)
+    balance: int = Field(ge=-(2**53), le=2**53)
+    buffered_messages: int = Field(ge=0, le=2**53)
+    buffered_bytes: int = Field(ge=0, le=2**53)
     open_snapshots: list[str] = Field(default_factory=list, max_length=10_000)
     leaving: bool = False
 
@@ -352,6 +352,8 @@ def create_app(
     async def trigger(request: TriggerRequest) -> TriggerAnswer:
         """Register a snapshot and ask its initiating node to start it."""
         node = _node(spec, request.initiated_by_node_id, "initiated_by_node_id")
+        if restoring.locked():
+            raise HTTPException(409, "cluster: a restore is running; trigger after it")
         not_ready = membership.not_ready()
         if not_ready:
             raise HTTPException(409, f"cluster: {not_ready}; a snapshot needs every node")

@@ -120,11 +120,15 @@ class Membership:
     def not_ready(self, *, restoring: bool = False) -> str:
         """Why a snapshot (or, with ``restoring``, a restore) cannot run now, or ``""``.
 
-        A node never heard from does not block (the controller may have just started);
-        one that left does, and for a snapshot so does one awaiting a restore.
+        A node never heard from does not block a snapshot (the controller may have just
+        started; the snapshot's time-to-live covers a node that is gone) but does block a
+        restore, whose epoch must be above every node's; one that left blocks both, and a
+        snapshot also one awaiting a restore.
         """
         with self._lock:
             for member in self._members.values():
+                if restoring and member.last_seen is None:
+                    return f"{member.node_id} has not been heard from since the controller started"
                 if member.last_seen is not None and member.left:
                     return f"{member.node_id} is down ({member.left_because})"
                 if not restoring and member.beat.get("awaiting_restore"):

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
+import http.client
 import json
 import os
 import random
@@ -292,7 +294,7 @@ class Node:
         """Start ``snapshot_id`` here; the reason when it cannot be started, else ``""``."""
         if self.awaiting_restore:
             return f"{self.me} restarted after a crash and holds no state: restore it first"
-        if snapshot_id in self.host.algorithm.records:
+        if snapshot_id in self.host.algorithm.records or self.algorithm.discarded(snapshot_id):
             return f"{self.me} already took part in {snapshot_id}"
         try:
             parse_storage_uri(target.storage_uri)
@@ -330,7 +332,8 @@ class Node:
             return False, 0, 0  # the part is written: nothing is buffered for it
         held = snapshot_id in self._open_since
         freed, size = self.buffered(snapshot_id)
-        self._open_since.pop(snapshot_id, None)
+        for kept in (self._open_since, self._entries_at_record, self._clock_at_record):
+            kept.pop(snapshot_id, None)
         self._tick()
         self._write({"i": self.host.note(), "kind": "discard", "snapshot": snapshot_id})
         self.host.algorithm.discard(snapshot_id)
@@ -394,6 +397,8 @@ class Node:
             raise
         except (OSError, StorageError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise RestoreError(f"part_uri: {part_uri}: {e}") from None
+        if epoch <= self.epoch:  # another restore came first while the part was read
+            raise RestoreError(f"epoch: above this node's {self.epoch} expected, got {epoch}")
         self.held = True
         self.epoch = epoch
         for queue in self._queues.values():  # what the old epoch had yet to send
@@ -479,15 +484,19 @@ class Node:
 
     async def _send_heartbeats(self) -> None:
         every = self.spec.heartbeat_ms / 1000
+        loop = asyncio.get_running_loop()
+        beats = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="heartbeat")
         while not self.stopping.is_set():
             began = time.monotonic()
-            # one at a time: a controller slow to answer must not pile up worker threads
-            await asyncio.to_thread(self._post_heartbeat, self.heartbeat())
+            # one at a time, on a thread of its own: a controller slow to answer piles up
+            # no threads, and slow part writes or restores do not hold heartbeats up
+            await loop.run_in_executor(beats, self._post_heartbeat, self.heartbeat())
             rest = max(0.0, every - (time.monotonic() - began))
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), rest)
         # a node that stops says so: it leaves at once instead of timing out
-        await asyncio.to_thread(self._post_heartbeat, self.heartbeat())
+        await loop.run_in_executor(beats, self._post_heartbeat, self.heartbeat())
+        beats.shutdown(wait=False)
 
     def _post_heartbeat(self, beat: dict[str, Any]) -> None:
         if not self.spec.controller:
@@ -501,7 +510,7 @@ class Node:
         try:
             with urllib.request.urlopen(request, timeout=self.spec.heartbeat_timeout_ms / 1000):
                 pass
-        except OSError:
+        except (OSError, http.client.HTTPException):
             pass  # the controller is down or busy: the next beat tries again
 
     # ------------------------------------------------- what the algorithm does
@@ -566,16 +575,15 @@ class Node:
         report: dict[str, Any] = {"node_id": self.me, "part_uri": "", "size_bytes": 0}
         self.log.flush()  # the log up to the part is on disk before the part is
         target = self._targets.get(snapshot_id, Target(""))
-        part = self.part(snapshot_id)
-        pieces = chunks(
-            self._entries_at_record.pop(snapshot_id), self.spec.chunk_keys, self.spec.key_bytes
-        )
-        base = (
-            self._chunk_tables.get(target.base, {}) if target.snapshot_type == "incremental" else {}
-        )
-        if self.spec.upload_jitter_ms:
-            await asyncio.sleep(self.rng.uniform(0, self.spec.upload_jitter_ms) / 1000)
         try:
+            part = self.part(snapshot_id)
+            pieces = chunks(
+                self._entries_at_record.pop(snapshot_id), self.spec.chunk_keys, self.spec.key_bytes
+            )
+            incremental = target.snapshot_type == "incremental"
+            base = self._chunk_tables.get(target.base, {}) if incremental else {}
+            if self.spec.upload_jitter_ms:
+                await asyncio.sleep(self.jitter_rng.uniform(0, self.spec.upload_jitter_ms) / 1000)
             location = parse_storage_uri(target.storage_uri)
             # unchanged since the base: referred to, where the base (or its base) wrote it
             table = {i: kept for i, kept in base.items() if i < len(pieces)}
@@ -600,6 +608,8 @@ class Node:
             report.update(part_uri=uri, size_bytes=written + len(data), ok=True, error=None)
         except (OSError, StorageError) as e:
             report.update(ok=False, error=f"{self.me}: {e}")
+        except Exception as e:  # reported all the same: the snapshot must not wait for its TTL
+            report.update(ok=False, error=f"{self.me}: {type(e).__name__}: {e}")
         await asyncio.to_thread(self._report, snapshot_id, report)
 
     def part(self, snapshot_id: str) -> dict[str, Any]:
@@ -636,10 +646,12 @@ class Node:
                 with urllib.request.urlopen(request, timeout=10) as answer:
                     answer.read()
                 return
-            except urllib.error.HTTPError as e:  # the controller said no: do not retry
-                print(f"{self.me}: report of {snapshot_id} refused: {e}", file=sys.stderr)
-                return
-            except OSError:
+            except urllib.error.HTTPError as e:
+                if e.code < 500:  # the controller said no: do not retry
+                    print(f"{self.me}: report of {snapshot_id} refused: {e}", file=sys.stderr)
+                    return
+                time.sleep(0.2 * (attempt + 1))  # its registry is busy or down: again
+            except (OSError, http.client.HTTPException):
                 time.sleep(0.2 * (attempt + 1))
         print(f"{self.me}: could not report {snapshot_id} to {url}", file=sys.stderr)
 
@@ -755,8 +767,19 @@ class _Channels(services.ChannelServiceServicer):  # type: ignore[misc,name-defi
 
     async def Open(self, request_iterator: Any, context: Any) -> Any:
         count = 0
+        size = len(self.node.spec.nodes)
         async for envelope in request_iterator:
-            self.node.accept(envelope)
+            problem = ""
+            if len(envelope.clock) != size:
+                problem = f"clock: {size} entries expected, got {len(envelope.clock)}"
+            elif envelope.HasField("transfer") and envelope.transfer.amount <= 0:
+                problem = f"transfer: an amount above 0 expected, got {envelope.transfer.amount}"
+            if problem:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+            try:
+                self.node.accept(envelope)
+            except SpecError as e:  # a sender with no channel to this node
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
             count += 1
         return protos.StreamClosed(received=count)
 

@@ -18,6 +18,7 @@ Or from a shell: ``python -m snapshotlib.live.throttled_store --folder DIR --por
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -82,10 +83,11 @@ class ThrottledStore:
         self._thread.start()
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
+        if self._thread is not None:  # shutdown() waits for a serve_forever that ran
+            self._server.shutdown()
             self._thread.join()
+            self._thread = None
+        self._server.server_close()
 
     def __enter__(self) -> ThrottledStore:
         self.start()
@@ -140,7 +142,13 @@ def _handler(store: ThrottledStore) -> type[BaseHTTPRequestHandler]:
 
         def do_PUT(self) -> None:
             path = store.path_of(self.path)
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if length < 0:
+                self._answer(400, b"<Error><Code>MissingContentLength</Code></Error>")
+                return
             data = self.rfile.read(length)
             if path is None:
                 self._answer(400, b"<Error><Code>InvalidObjectName</Code></Error>")
@@ -157,9 +165,15 @@ def _handler(store: ThrottledStore) -> type[BaseHTTPRequestHandler]:
                     f.write(data)
                 os.replace(temp, path)
                 ok = True
+            except OSError:
+                with contextlib.suppress(OSError, UnboundLocalError):
+                    os.unlink(temp)
             finally:
                 store.end_write(ok)
-            self._answer(200, b"")
+            if ok:
+                self._answer(200, b"")
+            else:
+                self._answer(500, b"<Error><Code>InternalError</Code></Error>")
 
         def do_GET(self) -> None:
             if self.path == "/_stats":

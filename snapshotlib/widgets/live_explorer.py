@@ -255,14 +255,14 @@ class LiveExplorer:
     def refresh(self) -> bool:
         """Draw every view from the controller's and the nodes' answers now; whether the
         cluster answered."""
+        try:  # asked outside the lock: a node that does not answer takes seconds
+            view = self.cluster.cluster()
+            snapshots = self.cluster.request("GET", "/v1/snapshots")["snapshots"]
+            health = self.cluster.health()
+        except Exception as e:
+            self.status.value = html.escape(f"the cluster does not answer: {e}")
+            return False
         with self._lock:
-            try:
-                view = self.cluster.cluster()
-                snapshots = self.cluster.request("GET", "/v1/snapshots")["snapshots"]
-                health = self.cluster.health()
-            except Exception as e:
-                self.status.value = html.escape(f"the cluster does not answer: {e}")
-                return False
             now = time.monotonic()
             rates: dict[str, float | None] = {}
             for node_id, answer in health.items():
@@ -284,7 +284,11 @@ class LiveExplorer:
         silent = 0
         while not self._stop.wait(self.every_s):
             if self.auto.value:
-                silent = 0 if self.refresh() else silent + 1
+                try:
+                    silent = 0 if self.refresh() else silent + 1
+                except Exception as e:  # an answer of an unexpected shape: say it, go on
+                    self.status.value = html.escape(f"could not draw the cluster: {e}")
+                    silent += 1
             if silent >= MAX_SILENT:
                 return  # the cluster was stopped: nothing more to draw
 

@@ -879,6 +879,7 @@ class FakeNodes:
 
     calls: list[tuple[Any, ...]] = field(default_factory=list)
     fail_restore: str | None = None
+    restore_delay_s: float = 0.0
 
     async def cleanup(self, node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
         self.calls.append(("cleanup", node.id, snapshot_id, reason))
@@ -888,6 +889,7 @@ class FakeNodes:
         self, node: NodeSpec, snapshot_id: str, part_uri: str, epoch: int, folder: str
     ) -> dict[str, Any]:
         self.calls.append(("restore", node.id, snapshot_id, part_uri, epoch, folder))
+        await asyncio.sleep(self.restore_delay_s)
         if node.id == self.fail_restore:
             raise RuntimeError("part unreadable")
         return {"balance": 1000, "reinjected": 0}
@@ -936,6 +938,7 @@ def wait_for(condition: Callable[[], bool]) -> None:
         ({**beat("P1"), "buffered_bytes": -1}, "buffered_bytes: must be greater than or equal"),
         ({**beat("P1"), "rss": 5}, "rss: not a field of this request (fields: node_id"),
         ({"node_id": "P1"}, "incarnation: required"),
+        ({**beat("P1"), "epoch": 2**62}, "epoch: must be less than or equal to"),
         ({**beat("P1"), "epoch": "1"}, "epoch: must be a valid integer"),
     ],
 )
@@ -1024,6 +1027,12 @@ def test_restore_rolls_every_node_back_before_any_resumes(tmp_path: Path) -> Non
         assert missing.status_code == 409 and "no COMPLETED snapshot" in missing.text
         done = lab.started("P1")
         complete(lab, done)
+        # a node not heard from since the controller started may be in any epoch
+        unheard = lab.client.post("/v1/snapshots/latest/restore")
+        assert unheard.status_code == 503
+        assert "P1 has not been heard from since the controller started" in unheard.text
+        for n in ("P1", "P2", "P3"):
+            lab.client.post("/internal/v1/heartbeats", json=beat(n))
         open_one = lab.started("P2")
         answer = lab.client.post("/v1/snapshots/latest/restore")
         assert answer.status_code == 200, answer.text
@@ -1041,6 +1050,21 @@ def test_restore_rolls_every_node_back_before_any_resumes(tmp_path: Path) -> Non
         # the next restore is a new epoch; a named one works too
         again = lab.client.post(f"/v1/snapshots/{done}/restore").json()
         assert again["epoch"] == 2 and again["log_folder"] != body["log_folder"]
+
+
+def test_no_trigger_while_a_restore_runs(tmp_path: Path) -> None:
+    nodes = FakeNodes(restore_delay_s=1.0)
+    with running(tmp_path, **nodes.kw()) as lab:
+        complete(lab, lab.started("P1"))
+        for n in ("P1", "P2", "P3"):
+            lab.client.post("/internal/v1/heartbeats", json=beat(n))
+        restoring = threading.Thread(target=lambda: lab.client.post("/v1/snapshots/latest/restore"))
+        restoring.start()
+        wait_for(lambda: any(c[0] == "restore" for c in nodes.calls))
+        refused = lab.trigger("P2")
+        restoring.join()
+        assert refused.status_code == 409 and "a restore is running" in refused.text
+        assert lab.trigger("P2").status_code == 202  # once it is over
 
 
 @pytest.mark.parametrize(

@@ -299,3 +299,55 @@ def test_parts_go_to_a_store_that_slows_writers_down_with_jittered_uploads(
         stats = store.stats()
         assert stats["most_in_flight"] <= 2
         assert stats["written"] == 4 * 2 + 1  # a chunk and a part per node, the manifest
+
+
+# ------------------------------------------------------------------ hostile calls
+def test_forged_streams_and_control_calls_are_refused_and_the_node_goes_on(
+    tmp_path: Path,
+) -> None:
+    import grpc
+
+    from snapshotlib.live.rpc import protos, services
+
+    with LiveCluster(3, rate=20.0, workdir=tmp_path, **FAST) as cluster:
+        assert cluster.spec is not None
+        address = cluster.spec.node("P1").address
+
+        def transfer(sender: str, clock: list[int], amount: int) -> object:
+            return protos.Envelope(
+                sender_node_id=sender, clock=clock, transfer=protos.Transfer(amount=amount)
+            )
+
+        forged = [  # a clock of the wrong size, nothing sent, a sender with no channel
+            transfer("P2", [1, 2], 5),
+            transfer("P2", [0, 1, 0], 0),
+            transfer("P9", [0, 1, 0], 5),
+        ]
+        with grpc.insecure_channel(address) as link:
+            for envelope in forged:
+                with pytest.raises(grpc.RpcError) as refused:
+                    services.ChannelServiceStub(link).Open(iter([envelope]), timeout=30)
+                assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            control = services.NodeControlStub(link)
+            for request in (
+                protos.RestoreRequest(
+                    snapshot_id="s", part_uri="file:///etc/passwd", epoch=9, log_folder="epoch-009"
+                ),
+                protos.RestoreRequest(snapshot_id="s", part_uri="", epoch=9, log_folder="../x"),
+                protos.RestoreRequest(snapshot_id="s", part_uri="", epoch=0, log_folder="e"),
+            ):
+                with pytest.raises(grpc.RpcError) as refused:
+                    control.Restore(request, timeout=30)
+                assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            with pytest.raises(grpc.RpcError) as refused:
+                control.Resume(protos.ResumeRequest(epoch=7), timeout=30)
+            assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            # a cleanup of a snapshot the node never heard of changes nothing it holds
+            answer = control.Cleanup(protos.CleanupRequest(snapshot_id="nope"), timeout=30)
+            assert not answer.abandoned and answer.freed_messages == 0
+        # the node took none of it: epoch 0, snapshots complete and check
+        eventually(lambda: view(cluster)["P1"]["epoch"] == 0, "P1 reports")
+        sid = cluster.trigger("P1")
+        assert cluster.wait(sid)["status"] == "COMPLETED"
+        check = cluster.check(sid)
+        assert check.ok, check.reason
