@@ -216,6 +216,8 @@ class LiveCluster:
                 self.registry,
                 "--storage",
                 self.storage,
+                "--journal",
+                str(self.workdir / "journal.jsonl"),
                 "--exit-with-parent",
             )
             self._wait_until(lambda: self._answers("/v1/cluster"), "the controller")

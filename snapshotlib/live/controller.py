@@ -16,6 +16,12 @@ back to that snapshot's manifest; ``POST /v1/nodes/{id}/crash`` kills a node, fo
 lab. Snapshots still open when a controller starts were left by one that stopped: they
 fail at once, with that reason.
 
+With a ``journal`` file the controller appends, one JSON line each, every event that
+decides a snapshot's status, with its time in ms (``t``): a trigger, a start that
+failed, a part reported, a node that left or joined, a restore, its own start. A
+snapshot's status is then a function of its journal (exercise 12 asks for it): at each
+event, and at the end, a snapshot open ``ttl_ms`` after its trigger has failed first.
+
 Every client error is answered ``{"detail": "<field>: <what was expected>"}``.
 """
 
@@ -32,6 +38,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Literal, get_args
 
 from fastapi import FastAPI, HTTPException, Request
@@ -264,13 +271,15 @@ def create_app(
     restore: RestoreNode | None = None,
     resume: Resume | None = None,
     crash: Crash | None = None,
+    journal: str | Path | None = None,
 ) -> FastAPI:
     """The controller of the cluster ``spec``.
 
     ``registry_url`` is the registry's database (``sqlite:////abs/registry.db``);
     ``storage_uri`` the default ``target_storage_uri``. ``initiate``, ``cleanup``,
     ``restore``, ``resume`` and ``crash`` are the calls to the nodes (gRPC by default);
-    ``health`` reports which nodes are up (by default: from their heartbeats).
+    ``health`` reports which nodes are up (by default: from their heartbeats);
+    ``journal`` is the file the controller's decisive events are appended to.
     """
     try:
         default_location = parse_storage_uri(storage_uri)
@@ -286,7 +295,8 @@ def create_app(
     membership = Membership(spec.ids, spec.heartbeat_timeout_ms / 1000)
     health_of: Health = health or _membership_health(membership)
     calls = _NodeCalls(cleanup, restore, resume, crash)
-    controller = _Controller(spec, Registry(registry_url))
+    controller = _Controller(spec, Registry(registry_url), Journal(journal))
+    controller.journal.write({"controller_started": True})
     orphans = controller.resolve_orphans()
     restoring = asyncio.Lock()
 
@@ -312,6 +322,7 @@ def create_app(
             await asyncio.sleep(MONITOR_EVERY_S)
             try:
                 changes = membership.expire(time.monotonic())
+                controller.journal.changes(changes)
                 if changes:
                     reason = "membership changed: " + "; ".join(changes)
                     await run_in_threadpool(controller.fail_open, reason)
@@ -378,6 +389,7 @@ def create_app(
                 f"initiated_by_node_id: node {node.id} at {node.address} could not start "
                 f"{snapshot_id}: {str(e) or type(e).__name__}"
             )
+            controller.journal.write({"start_failed": snapshot_id})
             failed = await run_in_threadpool(controller.fail, snapshot_id, reason)
             # unless the snapshot completed meanwhile (the node started it, its answer was lost)
             if failed or await run_in_threadpool(controller.status, snapshot_id) != COMPLETED:
@@ -466,6 +478,7 @@ def create_app(
                 raise HTTPException(503, f"cluster: {not_ready}; a restore needs every node")
             began = time.monotonic()
             sid = str(row["snapshot_id"])
+            controller.journal.write({"restore": sid})
             failed = await run_in_threadpool(
                 controller.fail_open, f"the cluster was restored from {sid}"
             )
@@ -526,6 +539,7 @@ def create_app(
         """A node is alive (and says what it buffers); a join fails open snapshots."""
         _node(spec, beat.node_id, "node_id")
         changes = membership.beat(beat.model_dump(), time.monotonic())
+        controller.journal.changes(changes)
         if changes:
             controller.fail_open("membership changed: " + "; ".join(changes))
         return HeartbeatAnswer(changes=changes)
@@ -549,9 +563,10 @@ class _Controller:
     the locks are thread locks for that reason, and no ``await`` happens while one is held.
     """
 
-    def __init__(self, spec: ClusterSpec, registry: Registry) -> None:
+    def __init__(self, spec: ClusterSpec, registry: Registry, journal: Journal) -> None:
         self.spec = spec
         self.registry = registry
+        self.journal = journal
         # two triggers must not draw the same number
         self._ids = threading.Lock()
         # "all parts in -> manifest -> COMPLETED" happens once per snapshot
@@ -589,14 +604,14 @@ class _Controller:
         """At start-up: snapshots left open by a controller that stopped fail."""
         return self.fail_open(ORPHANED)
 
-    def expire(self) -> list[str]:
-        """Fail the open snapshots whose time-to-live ran out; their ids."""
-        now_ns = time.time_ns()
-        ttl_ns = self.spec.ttl_ms * 1_000_000
+    def expire(self, now_ms: int | None = None) -> list[str]:
+        """Fail the open snapshots whose time-to-live ran out by ``now_ms`` (default:
+        now); their ids. Times in whole ms, as the journal has them."""
+        now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
         expired = []
         for status in OPEN:
             for row in self.registry.list(status):
-                if now_ns - int(row["started_ns"]) < ttl_ns:
+                if now - int(row["started_ns"]) // 1_000_000 < self.spec.ttl_ms:
                     continue
                 sid = row["snapshot_id"]
                 reported = {p["node_id"] for p in self.registry.parts(sid)}
@@ -661,6 +676,9 @@ class _Controller:
                         initiated_at=_iso(started_ns),
                         started_ns=started_ns,
                     )
+                    self.journal.write(
+                        {"trigger": row["snapshot_id"], "node": node_id}, started_ns // 1_000_000
+                    )
                 except AlreadyRegistered:
                     # on SQLite another controller's process took the number between
                     # reading it and writing it: read the next one
@@ -689,6 +707,11 @@ class _Controller:
         if report.ok:
             _require_inside(report.part_uri, row["target_storage_uri"])
         with self._completion:
+            now_ms = time.time_ns() // 1_000_000
+            age_ms = now_ms - int(row["started_ns"]) // 1_000_000
+            if row["status"] in OPEN and age_ms >= self.spec.ttl_ms:
+                # decided as the monitor would, had it looked just now
+                self.expire(now_ms)
             recorded = self.registry.record_part(
                 snapshot_id,
                 report.node_id,
@@ -698,6 +721,9 @@ class _Controller:
                 error=report.error,
                 reported_at=_now(),
             )
+            if recorded:
+                part = {"part": snapshot_id, "node": report.node_id, "ok": report.ok}
+                self.journal.write(part, now_ms)
             row = self._settle(snapshot_id) if recorded else self.snapshot(snapshot_id)
         return PartAnswer(
             snapshot_id=snapshot_id,
@@ -783,6 +809,27 @@ class _Controller:
             nodes_failed=0,
             checkpoint_manifest_uri=manifest_uri,
         )
+
+
+class Journal:
+    """The controller's journal (see the module docstring): no file, no journal."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = None if path is None else Path(path)
+        self._lock = threading.Lock()
+
+    def write(self, event: dict[str, Any], t_ms: int | None = None) -> None:
+        if self.path is None:
+            return
+        line = {"t": time.time_ns() // 1_000_000 if t_ms is None else t_ms, **event}
+        with self._lock, self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(line) + "\n")
+
+    def changes(self, changes: Sequence[str]) -> None:
+        """Membership changes, as :mod:`.membership` describes them ("P3 left (...)")."""
+        for change in changes:
+            node, kind = change.split(" ", 2)[:2]
+            self.write({kind: node})
 
 
 # ------------------------------------------------------------------- errors

@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--exit-with-parent", action="store_true", help="stop when the starting process is gone"
     )
+    parser.add_argument("--journal", type=Path, help="append the decisive events here (JSONL)")
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     from .storage import StorageError
 
     try:
-        app = create_app(spec, args.registry, args.storage)
+        app = create_app(spec, args.registry, args.storage, journal=args.journal)
     except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
         print(f"snapshotlib live controller: {e}", file=sys.stderr)
         return 2

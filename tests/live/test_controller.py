@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import itertools
 import json
 import re
 import statistics
@@ -1115,3 +1116,26 @@ def test_crash_names_an_unknown_or_unreachable_node(tmp_path: Path) -> None:
         unreachable = lab.client.post("/v1/nodes/P3/crash")
         assert unreachable.status_code == 503 and "P3" in unreachable.json()["detail"]
         assert nodes.calls == [("crash", "P1"), ("crash", "P3")]
+
+
+def test_the_journal_holds_every_event_that_decides_a_status(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.jsonl"
+    with running(tmp_path, **FakeNodes().kw(), journal=journal) as lab:
+        for n in ("P1", "P2", "P3"):
+            lab.client.post("/internal/v1/heartbeats", json=beat(n))
+        done = lab.started("P1")
+        complete(lab, done)
+        cut = lab.started("P2")
+        lab.report(cut, "P1", size=4)
+        lab.client.post("/internal/v1/heartbeats", json=beat("P3", leaving=True))
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    kinds = [next(k for k in e if k != "t") for e in events]
+    assert kinds == ["controller_started", "trigger", "part", "part", "part", "trigger",
+                     "part", "left"]  # fmt: skip
+    assert events[1] == {"t": events[1]["t"], "trigger": done, "node": "P1"}
+    assert events[-1]["left"] == "P3"
+    assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(events))
+    from snapshotlib.course.exercises import ex12
+
+    replayed = ex12.replay(events, ["P1", "P2", "P3"], 30_000)
+    assert replayed == {done: "COMPLETED", cut: "FAILED"}

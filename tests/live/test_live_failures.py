@@ -351,3 +351,28 @@ def test_forged_streams_and_control_calls_are_refused_and_the_node_goes_on(
         assert cluster.wait(sid)["status"] == "COMPLETED"
         check = cluster.check(sid)
         assert check.ok, check.reason
+
+
+# --------------------------------------------------- the controller's journal (exercise 12)
+@pytest.mark.parametrize("scenario", [2, 3], ids=["crash-then-restore", "time-to-live"])
+def test_the_rule_exercise_12_teaches_is_what_a_real_controller_decides(scenario: int) -> None:
+    """The journal a real controller writes, replayed by the exercise's rule, gives every
+    status its registry holds (the recording tool's own check, on two of its scenarios;
+    a report and a membership change may race by a millisecond, so it may try 3 times)."""
+    import importlib.util
+
+    from snapshotlib.course.exercises import ex12
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "record_live_journals.py"
+    spec = importlib.util.spec_from_file_location("record_live_journals", path)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    name, run, settings = tool.SCENARIOS[scenario]
+    for _ in range(tool.TRIES):
+        case = tool.record(name, run, settings)
+        if ex12.replay(**case) == case["registry"]:
+            break
+    assert ex12.replay(**case) == case["registry"], case
+    assert "FAILED" in case["registry"].values()
+    assert case["journal"][-1]["end"] is True
