@@ -20,6 +20,7 @@ import json
 import statistics
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from snapshotlib.live.cluster import LiveCluster
@@ -44,14 +45,18 @@ def chunk_uris(cluster: LiveCluster, sid: str) -> dict[str, set[str]]:
 
 
 def incremental(chunk_keys: int, key_bytes: int, share: float) -> dict[str, Any]:
-    with LiveCluster(
-        NODES,
-        rate=5.0,
-        initial_money=MONEY,
-        state_keys=KEYS,
-        key_bytes=key_bytes,
-        chunk_keys=chunk_keys,
-    ) as cluster:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-incremental-") as folder,
+        LiveCluster(
+            NODES,
+            rate=5.0,
+            initial_money=MONEY,
+            state_keys=KEYS,
+            key_bytes=key_bytes,
+            chunk_keys=chunk_keys,
+            workdir=folder,
+        ) as cluster,
+    ):
         # a transfer touches one account at its sender and one at its receiver; counted
         # from before the full checkpoint, whose state is recorded after its trigger
         start, target = sent(cluster), int(share * KEYS * NODES / 2)
@@ -76,8 +81,14 @@ def incremental(chunk_keys: int, key_bytes: int, share: float) -> dict[str, Any]
 def jitter(jitter_ms: int, repeats: int) -> dict[str, Any]:
     with (
         tempfile.TemporaryDirectory(prefix="bench-store-") as folder,
-        ThrottledStore(folder, max_in_flight=4, write_ms=100) as store,
-        LiveCluster(8, rate=20.0, storage=store.uri, upload_jitter_ms=jitter_ms) as cluster,
+        ThrottledStore(Path(folder) / "store", max_in_flight=4, write_ms=100) as store,
+        LiveCluster(
+            8,
+            rate=20.0,
+            storage=store.uri,
+            upload_jitter_ms=jitter_ms,
+            workdir=Path(folder) / "cluster",
+        ) as cluster,
     ):
         durations, failed = [], 0
         for _ in range(repeats):

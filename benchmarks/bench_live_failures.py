@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
 from typing import Any
 
@@ -34,14 +35,18 @@ def nodes_view(cluster: LiveCluster) -> dict[str, dict[str, Any]]:
 def crash_to_failed(nodes: int, beat_ms: int, timeout_ms: int) -> tuple[float, int, int]:
     """Seconds from a crash to FAILED (no restart: only the heartbeats tell), and what
     the initiator had buffered and freed."""
-    with LiveCluster(
-        nodes,
-        rate=60.0,
-        marker_delay_ms=timeout_ms * 3,  # the snapshot stays open through the crash
-        restart_crashed=False,
-        heartbeat_ms=beat_ms,
-        heartbeat_timeout_ms=timeout_ms,
-    ) as cluster:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-crash-") as folder,
+        LiveCluster(
+            nodes,
+            rate=60.0,
+            marker_delay_ms=timeout_ms * 3,  # the snapshot stays open through the crash
+            restart_crashed=False,
+            heartbeat_ms=beat_ms,
+            heartbeat_timeout_ms=timeout_ms,
+            workdir=folder,
+        ) as cluster,
+    ):
         sid = cluster.trigger("P1")
         buffered = until(lambda: nodes_view(cluster)["P1"]["buffered_messages"])
         time.sleep(0.5)
@@ -64,9 +69,17 @@ def crash_to_failed(nodes: int, beat_ms: int, timeout_ms: int) -> tuple[float, i
 def restore_time(nodes: int, keys: int, key_bytes: int) -> tuple[float, int]:
     """Milliseconds of a restore (the controller's own figure) and the bytes of state
     restored, for each node's money kept in ``keys`` accounts padded by ``key_bytes``."""
-    with LiveCluster(
-        nodes, rate=30.0, state_keys=keys, key_bytes=key_bytes, chunk_keys=max(1, keys // 64)
-    ) as cluster:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-restore-") as folder,
+        LiveCluster(
+            nodes,
+            rate=30.0,
+            state_keys=keys,
+            key_bytes=key_bytes,
+            chunk_keys=max(1, keys // 64),
+            workdir=folder,
+        ) as cluster,
+    ):
         sid = cluster.trigger("P1")
         size = int(cluster.wait(sid, timeout=120)["total_size_bytes"])
         answer = cluster.restore(sid)
