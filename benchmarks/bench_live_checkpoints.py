@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
+from snapshotlib.course.lesson_10 import jitter_run
 from snapshotlib.live.cluster import LiveCluster
 from snapshotlib.live.keyed_state import table_from_json
 from snapshotlib.live.storage import read
-from snapshotlib.live.throttled_store import ThrottledStore
 
 KEYS, KEY_BYTES, NODES, MONEY = 1000, 100, 3, 100_000
 
@@ -78,34 +76,6 @@ def incremental(chunk_keys: int, key_bytes: int, share: float) -> dict[str, Any]
         }
 
 
-def jitter(jitter_ms: int, repeats: int) -> dict[str, Any]:
-    with (
-        tempfile.TemporaryDirectory(prefix="bench-store-") as folder,
-        ThrottledStore(Path(folder) / "store", max_in_flight=4, write_ms=100) as store,
-        LiveCluster(
-            8,
-            rate=20.0,
-            storage=store.uri,
-            upload_jitter_ms=jitter_ms,
-            workdir=Path(folder) / "cluster",
-        ) as cluster,
-    ):
-        durations, failed = [], 0
-        for _ in range(repeats):
-            answer = cluster.wait(cluster.trigger("P1"), timeout=300)
-            if answer["status"] == "COMPLETED":
-                durations.append(answer["duration_ms"])
-            else:
-                failed += 1
-        stats = store.stats()
-        return {
-            "slowed": stats["slowed_down"],
-            "written": stats["written"],
-            "failed": failed,
-            "median_ms": statistics.median(durations) if durations else None,
-        }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -124,7 +94,7 @@ def main() -> None:
     print(f"\njittered uploads: 8 nodes, store of 4 writes at a time, {args.repeats} snapshots")
     print("jitter ms  writes slowed down (503)  writes done  snapshots failed  median ms")
     for jitter_ms in (0, 500):
-        r = jitter(jitter_ms, args.repeats)
+        r = jitter_run(jitter_ms, snapshots=args.repeats, timeout_s=300)
         median = "-" if r["median_ms"] is None else f"{r['median_ms']:,.0f}"
         print(f"{jitter_ms:9}  {r['slowed']:24}  {r['written']:11}  {r['failed']:16}  {median:>9}")
 

@@ -126,39 +126,55 @@ def bytes_table(cluster: Any, snapshot_ids: list[str]) -> Table:
     )
 
 
-def jitter_table(nodes: int = 8, snapshots: int = 3, jitters: tuple[int, ...] = (0, 500)) -> Table:
-    """Snapshots of a cluster writing to a store that takes 4 writes at a time (100 ms
-    each) and answers "503 Slow Down" beyond, without and with jittered uploads."""
+def jitter_run(
+    jitter_ms: int, nodes: int = 8, snapshots: int = 3, timeout_s: float = 60.0
+) -> dict[str, Any]:
+    """``snapshots`` snapshots of a cluster of ``nodes`` writing to a store that takes 4
+    writes at a time (100 ms each) and answers "503 Slow Down" beyond, each node waiting
+    a random 0..``jitter_ms`` ms before it writes: the writes refused and done, the
+    snapshots failed, the median duration (ms) of those completed (``None``: none)."""
     from ..live.cluster import LiveCluster
     from ..live.throttled_store import ThrottledStore
 
+    with (
+        tempfile.TemporaryDirectory(prefix="live-jitter-") as folder,
+        ThrottledStore(Path(folder) / "store", max_in_flight=4, write_ms=100) as store,
+        LiveCluster(
+            nodes,
+            rate=20.0,
+            workdir=Path(folder) / "cluster",
+            storage=store.uri,
+            upload_jitter_ms=jitter_ms,
+        ) as cluster,
+    ):
+        durations, failed = [], 0
+        for _ in range(snapshots):
+            answer = cluster.wait(cluster.trigger("P1"), timeout=timeout_s)
+            if answer["status"] == "COMPLETED":
+                durations.append(int(answer["duration_ms"]))
+            else:
+                failed += 1
+        stats = store.stats()
+    return {
+        "slowed": stats["slowed_down"],
+        "written": stats["written"],
+        "failed": failed,
+        "median_ms": statistics.median(durations) if durations else None,
+    }
+
+
+def jitter_table(nodes: int = 8, snapshots: int = 3, jitters: tuple[int, ...] = (0, 500)) -> Table:
+    """:func:`jitter_run` without and with jittered uploads, as a table."""
     rows = []
     for jitter_ms in jitters:
-        with (
-            tempfile.TemporaryDirectory(prefix="lesson10-store-") as folder,
-            ThrottledStore(Path(folder) / "store", max_in_flight=4, write_ms=100) as store,
-            LiveCluster(
-                nodes,
-                rate=20.0,
-                workdir=Path(folder) / "cluster",
-                storage=store.uri,
-                upload_jitter_ms=jitter_ms,
-            ) as cluster,
-        ):
-            durations, failed = [], 0
-            for _ in range(snapshots):
-                answer = cluster.wait(cluster.trigger("P1"))
-                if answer["status"] == "COMPLETED":
-                    durations.append(int(answer["duration_ms"]))
-                else:
-                    failed += 1
-            stats = store.stats()
+        run = jitter_run(jitter_ms, nodes, snapshots)
+        median = run["median_ms"]
         rows.append(
             (
                 f"{jitter_ms} ms",
-                str(stats["slowed_down"]),
-                f"{failed} of {snapshots}",
-                f"{statistics.median(durations):,.0f}" if durations else "-",
+                str(run["slowed"]),
+                f"{run['failed']} of {snapshots}",
+                "-" if median is None else f"{median:,.0f}",
             )
         )
     return Table(
