@@ -54,6 +54,30 @@ def start_cluster(**overrides: Any) -> Any:
     return cluster
 
 
+#: a cluster whose runs stay short enough to read action by action: 3 nodes sending
+#: slowly, markers held up a little so that some transfers fall inside the snapshot
+SMALL: dict[str, Any] = {
+    "nodes": 3,
+    "rate": 5.0,
+    "marker_delay_ms": 200,
+    "state_keys": 1,
+    "key_bytes": 0,
+    "chunk_keys": 1,
+}
+
+
+def small_check(initiator: str = "P1") -> Any:
+    """One snapshot on a small cluster of its own (:data:`SMALL`), started and stopped
+    here: the engine's check of it, whose replayed run is a few dozen actions at most."""
+    cluster = start_cluster(**SMALL)
+    try:
+        sid = cluster.trigger(initiator)
+        cluster.wait(sid)
+        return cluster.check(sid)
+    finally:
+        stop(cluster)
+
+
 def stop(cluster: Any, explorer: Any = None) -> str:
     """Stop the explorer's refreshes, every process of ``cluster``, and remove the files
     :func:`start_cluster` made for it (logs, registry, checkpoints)."""
