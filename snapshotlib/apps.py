@@ -49,6 +49,9 @@ class Application:
     name = "base"
     #: name of the conserved quantity, or ``None`` when nothing is conserved
     conserved: str | None = None
+    #: whether ``on_receive`` or ``on_internal`` may send (exhaustive search reduces
+    #: less when they may: a process can then send whenever it receives)
+    sends_in_handlers = True
 
     def initial_state(self, process: str, value: Any) -> Any:
         """The state of ``process`` before any action; ``value`` comes from the scenario."""
@@ -90,6 +93,8 @@ class Application:
 class Events(Application):
     """The default: a process's state is just the list of its events (kept by the trace)."""
 
+    sends_in_handlers = False
+
     name = "events"
 
     def initial_state(self, process: str, value: Any) -> Any:
@@ -105,6 +110,8 @@ class Tokens(Application):
     The number of tokens in processes plus in channels never changes, which makes it
     the classic invariant for checking a snapshot (token conservation).
     """
+
+    sends_in_handlers = False
 
     name = "tokens"
     conserved = "tokens"

@@ -513,6 +513,40 @@ class Simulator:
             copy._apply_record(r, self.trace)
         return copy
 
+    def clone(self) -> Simulator:
+        """An independent copy of this run as it stands, made by copying its state rather
+        than replaying it (:meth:`fork` replays): what exhaustive search does at every
+        state it expands. Application states are shared, so they must be values the
+        application never changes in place (the built-in applications' are)."""
+        new = Simulator.__new__(Simulator)
+        new.__dict__.update(self.__dict__)
+        new.trace = self.trace.copy()
+        new.states = self.states.copy()
+        new.queues = [deque(q) for q in self.queues]
+        new.blocked = self.blocked.copy()
+        new.paused = self.paused.copy()
+        new._app_sent = self._app_sent.copy()
+        new._actor_sent = self._actor_sent.copy()
+        new._redo = []
+        algorithm = self.algorithm.copy_for(new)
+        new.algorithm = algorithm
+        new._observe = algorithm.on_app_receive
+        new._listening = algorithm.listening
+        new._on_control = algorithm.on_control
+        new._send_fn = new._handler_send
+        return new
+
+    def clone_memo(self, copy: Simulator) -> dict[int, Any]:
+        """For a deep copy of what refers to this run (its algorithm): the ids of this
+        run's containers mapped to ``copy``'s (a :meth:`clone` of it)."""
+        memo: dict[int, Any] = {id(self): copy, id(self.network): self.network}
+        memo[id(self.app)] = self.app
+        for name in ("trace", "states", "queues", "blocked", "paused", "_app_sent", "_actor_sent"):
+            memo[id(getattr(self, name))] = getattr(copy, name)
+        for old, copied in zip(self.queues, copy.queues, strict=True):
+            memo[id(old)] = copied
+        return memo
+
     def action(self, index: int) -> Action:
         """The action that took trace action ``index``; stepping a run's actions in order
         on a new simulator of the same network, application, initial values and

@@ -297,7 +297,8 @@ class Trace:
     def copy(self) -> Trace:
         """An independent copy (records are immutable, so the lists are shallow-copied)."""
         t = Trace()
-        t.actions = list(self.actions)
-        t.messages = list(self.messages)
-        t.received_by = list(self.received_by)
+        t.actions = self.actions.copy()
+        t.messages = self.messages.copy()
+        t.received_by = self.received_by.copy()
+        t.events = self.events.copy()
         return t

@@ -207,6 +207,7 @@ class AlignedBarriers(BarrierSnapshot):
     a DAG (back edges logged on a cycle), inputs blocked while aligning."""
 
     name = "aligned"
+    local_actions = True
     blocks = True
 
     def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
@@ -262,6 +263,7 @@ class AtLeastOnceBarriers(BarrierSnapshot):
     barrier arrives, so records read after an earlier barrier are duplicated on restore."""
 
     name = "at-least-once"
+    local_actions = True
 
     def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
         arrived = self.arrived.setdefault((rec.id, process), set())

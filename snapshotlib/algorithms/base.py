@@ -77,6 +77,19 @@ class SnapshotRecord:
         closed = self.closed
         return process in self.red_from and all(ch in closed for ch in inputs)
 
+    def copy(self) -> SnapshotRecord:
+        """An independent copy (its channel lists copied)."""
+        return SnapshotRecord(
+            self.id,
+            self.initiators.copy(),
+            self.red_from.copy(),
+            self.states.copy(),
+            {ch: messages.copy() for ch, messages in self.channels.items()},
+            self.closed.copy(),
+            self.n_channels,
+            self.n_processes,
+        )
+
     @property
     def complete(self) -> bool:
         """Every process recorded and every channel closed."""
@@ -94,6 +107,11 @@ class SnapshotAlgorithm:
     control_kind = MARKER
     #: whether :meth:`before_app_action` must be called before every application action
     watches_actions = False
+    #: whether each call touches only its own process: its state, its input channels
+    #: (taking, blocking) and the tails of its output channels. Then actions of
+    #: different processes commute, and exhaustive search may skip reorderings of them
+    #: (:mod:`snapshotlib.search.explore`). Off unless an algorithm says so.
+    local_actions = False
 
     def __init__(self) -> None:
         self.records: dict[str, SnapshotRecord] = {}
@@ -125,6 +143,20 @@ class SnapshotAlgorithm:
         clone._host = None
         clone.records = {}
         clone.listening = ()
+        return clone
+
+    def copy_for(self: _A, host: Host) -> _A:
+        """A copy of this instance's run so far, bound to ``host``, a copy of this
+        instance's host (:meth:`Simulator.clone`): what exhaustive search does at every
+        state it expands. This deep copy works for any algorithm (references to the old
+        host's trace or queues become references to the new host's); algorithms with
+        plain state override it with a faster one."""
+        old = self._host
+        clone_memo = getattr(old, "clone_memo", None)
+        memo: dict[int, Any] = clone_memo(host) if clone_memo is not None else {}
+        memo[id(old)] = host
+        clone = copy.deepcopy(self, memo)
+        clone._host = host
         return clone
 
     @property

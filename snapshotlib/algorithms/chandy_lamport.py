@@ -30,6 +30,7 @@ class ChandyLamport(SnapshotAlgorithm):
 
     name = "chandy-lamport"
     control_kind = MARKER
+    local_actions = True
 
     def bind(self, host: Host) -> None:
         super().bind(host)
@@ -39,6 +40,26 @@ class ChandyLamport(SnapshotAlgorithm):
         self._discarded: set[str] = set()
         # (process, snapshot id): processes that gave a snapshot up on their own
         self._abandoned: set[tuple[str, str]] = set()
+
+    def copy_for(self, host: Host) -> ChandyLamport:
+        """A copy of this run's records and recordings, bound to ``host`` (see
+        :meth:`SnapshotAlgorithm.copy_for`); faster than the generic deep copy, which
+        exhaustive search would pay at every state."""
+        if type(self) is not ChandyLamport:
+            return super().copy_for(host)  # a subclass may keep more state
+        clone = ChandyLamport.__new__(ChandyLamport)
+        clone.__dict__.update(self.__dict__)
+        clone._host = host
+        records = {sid: rec.copy() for sid, rec in self.records.items()}
+        clone.records = records
+        clone._recording = [
+            {sid: records[sid].channels[ch] for sid in recording} if recording else {}
+            for ch, recording in enumerate(self._recording)
+        ]
+        clone.listening = clone._recording
+        clone._discarded = set(self._discarded)
+        clone._abandoned = set(self._abandoned)
+        return clone
 
     def start(self, process: str, snapshot_id: str, action: int) -> None:
         rec = self.records.get(snapshot_id)

@@ -54,6 +54,7 @@ class LaiYang(SnapshotAlgorithm):
 
     name = "lai-yang"
     control_kind = MARKER
+    local_actions = True
 
     def bind(self, host: Host) -> None:
         super().bind(host)

@@ -25,6 +25,8 @@ The format (the files in ``examples/scenarios/`` are examples)::
   (several initiators) or different ids (concurrent snapshots).
 * ``run`` lets a scheduler finish every pending delivery: ``"random"`` with ``seed``, or
   ``"fifo-order"`` (the default).
+* ``search`` (optional) says what ``snapshotlib search`` explores after the steps; see
+  :mod:`snapshotlib.search.system`.
 
 Every error names the file, the step and what was expected (:class:`ScenarioError`).
 
@@ -80,6 +82,8 @@ class Scenario:
     steps: tuple[Action | RunStep, ...]
     algorithm: Mapping[str, Any] = field(default_factory=dict)
     source: str = "<scenario>"
+    #: the ``search`` section as written (read by :mod:`snapshotlib.search`)
+    search: Mapping[str, Any] = field(default_factory=dict)
 
     def simulator(
         self, algorithm: SnapshotAlgorithm | Callable[[], SnapshotAlgorithm] | None = None
@@ -110,6 +114,7 @@ _TOP_FIELDS = {
     "steps",
     "algorithm",
     "description",
+    "search",
 }
 
 
@@ -168,7 +173,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     steps_data = data.get("steps", [])
     if not isinstance(steps_data, list):
         raise ScenarioError(f"{source}: field 'steps' must be a list")
-    steps = tuple(_parse_step(s, k + 1, network, source) for k, s in enumerate(steps_data))
+    steps = tuple(parse_step(s, k + 1, network, source) for k, s in enumerate(steps_data))
     scenario = Scenario(
         str(data.get("name", Path(source).stem)),
         network,
@@ -177,12 +182,22 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         steps,
         algorithm,
         source,
+        _search_section(data.get("search", {}), source),
     )
     scenario.simulator()  # validates the initial values and the algorithm now, not mid-run
     return scenario
 
 
-def _parse_step(step: Any, number: int, net: Network, source: str) -> Action | RunStep:
+def _search_section(section: Any, source: str) -> dict[str, Any]:
+    if not isinstance(section, dict):
+        raise ScenarioError(
+            f'{source}: field \'search\' must be an object like {{"sends": 2, "depth": 40}}'
+        )
+    return dict(section)
+
+
+def parse_step(step: Any, number: int, net: Network, source: str) -> Action | RunStep:
+    """One step of a scenario (``number`` counts from 1, for the error messages)."""
     where = f"{source}: step {number}"
     if not isinstance(step, dict) or "do" not in step:
         raise ScenarioError(f"{where}: expected an object with a 'do' field, got {step!r}")

@@ -1,0 +1,790 @@
+"""Breadth-first search over every schedule of a :class:`~.system.System`.
+
+Each distinct state (:mod:`.state`) is expanded once; states are checked as they are
+reached, level by level, so the first violation found is at the smallest depth the
+search reaches it.
+
+**Partial-order reduction.** Actions of different processes commute: each touches its
+own process, takes from its own input channels and appends to its own output channels,
+and appending to the tail of a channel commutes with taking its head (or any message)
+at the other end; neither disables the other. Two exceptions are kept dependent: two
+starts of a snapshot only one process may start, and everything of an algorithm that
+does not declare its actions local (``local_actions``: the engine's Chandy–Lamport,
+Lai–Yang and aligned and at-least-once barriers do; a clock snapshot or stop-the-world
+reads or pauses the whole network, an unaligned barrier overtakes another's input), for
+which the search does not reduce. Two classical reductions use this:
+
+* **Sleep sets** prune transitions, never states: after exploring action ``a`` from a
+  state, a sibling's subtree need not take ``a`` first when ``a`` commutes with what led
+  there (that interleaving was covered). Every state is still reached, at its least
+  depth, so the first violation found is a shortest one. A state reached twice before
+  it is expanded keeps what both paths left awake.
+* **Persistent sets** prune states: where a group of processes can act and nothing
+  outside it can put a new action in its way (no process outside may still send on an
+  empty input channel of the group, or any input channel if non-FIFO; a snapshot start
+  only one may make brings in all that could), the search takes only the group's
+  actions, the smallest such group, preferring one that can take a delivery. That
+  still reaches every quiescent state, and so every snapshot's verdict (which never
+  changes once it is complete). The state's depth is then part of its key, which keeps
+  the graph acyclic so no action is put off forever.
+
+By default both, with persistent sets on FIFO networks only: on non-FIFO channels every
+message a sender may still send is a new action of its receiver, and persistent sets
+barely reduce. A reduced search with persistent sets may reach a violation the long way
+round; when it finds one at depth ``d`` it searches again with sleep sets alone up to
+depth ``d - 1``, so the counterexample it returns is a shortest one either way.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions import Action, Deliver, Internal, Send, StartSnapshot
+from ..simulator import ActionError, Simulator
+from ..trace import APP
+from .state import (
+    Audit,
+    Content,
+    algorithm_key,
+    audit_key,
+    channel_names,
+    content,
+    fast_key,
+    freeze,
+    reds,
+    update_audit,
+    verdict_at_completion,
+)
+from .system import System
+
+BUILT_IN = ("consistent", "dijkstra", "conservation", "completes")
+#: invariants checked when a snapshot completes (its verdict never changes after that)
+AT_COMPLETION = ("consistent", "dijkstra", "conservation")
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A predicate of your own: ``check(sim)`` returns ``None`` or ``True`` when it holds,
+    ``False`` or a reason (a string) when not. ``sim`` is a run that reaches the state.
+
+    ``at="quiescent"`` checks it where nothing more can happen; ``"every"`` in every
+    state, which turns partial-order reduction off (the reduced search skips states).
+    """
+
+    name: str
+    check: Callable[[Simulator], bool | str | None]
+    at: str = "quiescent"
+
+    def __post_init__(self) -> None:
+        if self.at not in ("quiescent", "every"):
+            raise ValueError(f"invariant {self.name}: 'at' must be 'quiescent' or 'every'")
+
+
+@dataclass
+class SearchStats:
+    """What a search did. ``explored``: states expanded; ``distinct``: states reached
+    (each counted once); ``transitions``: actions taken; ``enabled``: actions that were
+    possible in the expanded states (without reduction, equal to ``transitions``)."""
+
+    explored: int = 0
+    distinct: int = 0
+    transitions: int = 0
+    enabled: int = 0
+    depth: int = 0
+    quiescent: int = 0
+    at_bound: int = 0
+    seconds: float = 0.0
+    reduction: bool = True
+
+    @property
+    def states_per_second(self) -> float:
+        return self.distinct / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def reduction_factor(self) -> float:
+        """Actions possible per action taken in the expanded states (1.0: nothing saved)."""
+        return self.enabled / self.transitions if self.transitions else 1.0
+
+    def lines(self) -> list[str]:
+        out = [
+            f"states: {self.distinct:,} distinct, {self.explored:,} expanded, "
+            f"{self.quiescent:,} quiescent",
+            f"depth: {self.depth} actions; transitions: {self.transitions:,}",
+            f"time: {self.seconds:.2f} s ({self.states_per_second:,.0f} states/s)",
+        ]
+        if self.reduction:
+            out.append(
+                f"partial-order reduction: {self.enabled:,} actions possible, "
+                f"{self.transitions:,} taken ({self.reduction_factor:.2f}x fewer)"
+            )
+        else:
+            out.append("partial-order reduction: off")
+        if self.at_bound:
+            out.append(f"depth bound: {self.at_bound:,} states at the bound were not expanded")
+        return out
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The shortest run found that breaks ``invariant``: ``path`` is its actions after
+    the system's prefix, ``sim`` the run at its end."""
+
+    invariant: str
+    reason: str
+    path: tuple[Action, ...]
+    sim: Simulator
+    snapshot_id: str | None = None
+
+    @property
+    def depth(self) -> int:
+        return len(self.path)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome: ``ok`` when every reached state satisfies every invariant.
+
+    ``exhaustive`` is False when the depth bound cut some run short, or the search was
+    interrupted (``interrupted``); ``ok`` then speaks only of what was reached."""
+
+    system: System
+    invariants: tuple[str, ...]
+    stats: SearchStats
+    violation: Violation | None = None
+    interrupted: bool = False
+    #: with ``collect=True``: the key of every quiescent state with its failed invariants
+    quiescent: dict[Hashable, frozenset[str]] | None = None
+    shortest_confirmed: bool = True
+    confirm_stats: SearchStats | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.violation is None
+
+    @property
+    def exhaustive(self) -> bool:
+        return not self.interrupted and self.stats.at_bound == 0
+
+    def summary(self) -> str:
+        """A few lines for people: the verdict and the statistics."""
+        if self.violation is not None:
+            v = self.violation
+            head = f"VIOLATED {v.invariant}: {v.reason} (a run of {v.depth} actions)"
+        elif self.interrupted:
+            head = "INTERRUPTED: no violation in the states reached so far"
+        elif self.stats.at_bound:
+            head = f"no violation within the depth bound ({self.system.depth} actions)"
+        else:
+            head = f"OK: every interleaving satisfies {', '.join(self.invariants)}"
+        return "\n".join([head, *self.stats.lines()])
+
+
+class _Node:
+    """A state in the search: a run that reaches it, and the parts of its key."""
+
+    __slots__ = (
+        "algorithm",
+        "audit",
+        "depth",
+        "done",
+        "names",
+        "path",
+        "pcs",
+        "plans",
+        "sim",
+        "sleep",
+    )
+
+    def __init__(
+        self,
+        sim: Simulator,
+        pcs: tuple[int, ...],
+        plans: tuple[frozenset[str], ...],
+        audit: Audit,
+        done: tuple[tuple[str, tuple[tuple[str, str], ...]], ...],
+        depth: int,
+        path: tuple[Any, ...] | None,
+        names: tuple[tuple[Content, ...], ...],
+        algorithm: Hashable,
+    ) -> None:
+        self.sim, self.pcs, self.plans, self.audit = sim, pcs, plans, audit
+        self.done, self.depth, self.path = done, depth, path
+        #: per channel, the contents of what is in flight (kept step by step)
+        self.names = names
+        #: the algorithm's part of the key (kept while the algorithm does not change)
+        self.algorithm = algorithm
+        #: with sleep sets: names of the actions whose interleavings are explored elsewhere
+        self.sleep: frozenset[tuple[Any, ...]] = frozenset()
+
+
+class _Search:
+    def __init__(
+        self,
+        system: System,
+        invariants: Sequence[str | Invariant],
+        reduction: bool | str,
+        progress: Callable[[SearchStats], None] | None,
+        collect: bool,
+        max_depth: int | None,
+        exact: bool = False,
+    ) -> None:
+        self.system = system
+        self.exact = exact or collect
+        self.builtin = frozenset(i for i in invariants if isinstance(i, str))
+        unknown = self.builtin - set(BUILT_IN)
+        if unknown:
+            raise ValueError(
+                f"unknown invariant(s) {', '.join(sorted(unknown))}: expected some of "
+                f"{', '.join(BUILT_IN)}, or an Invariant of your own"
+            )
+        self.order = [i for i in invariants if isinstance(i, str)]
+        self.custom = [i for i in invariants if isinstance(i, Invariant)]
+        self.every = [i for i in self.custom if i.at == "every"]
+        start = system.start()
+        local = getattr(start.algorithm, "local_actions", False)
+        if reduction not in (True, False, "persistent", "sleep"):
+            raise ValueError(
+                f"reduction: expected True (persistent and sleep sets), 'persistent', "
+                f"'sleep' or False, got {reduction!r}"
+            )
+        if not (local and not self.every):
+            reduction = False
+        self.sleeping = reduction in (True, "sleep")
+        # On non-FIFO channels every message a sender may still send is a new action
+        # of its receiver, so a persistent set almost never leaves a process out (1.05x
+        # in bench_search): by default, sleep sets alone there, which keep every state
+        # at its least depth, so the first violation found is a shortest one.
+        self.reduction = reduction == "persistent" or (reduction is True and system.network.fifo)
+        self.stats = SearchStats(reduction=bool(reduction))
+        self.progress = progress
+        self.collect: dict[Hashable, frozenset[str]] | None = {} if collect else None
+        self.max_depth = system.depth if max_depth is None else max_depth
+        self.procs = system.network.processes
+        self.programs = [system.programs.get(p, ()) for p in self.procs]
+        self.index = {p: i for i, p in enumerate(self.procs)}
+        self.plans = system.snapshots
+        app = start.app
+        self.handlers_send = _handlers_send(app)
+        self.conserved = app.conserved is not None
+        if self.conserved:
+            self.total = self.amount_now(start)
+        records = reds(start)
+        audit = update_audit({}, start, records, 0, frozenset())
+        self.fast = fast_key(start.algorithm)
+        self.root = _Node(
+            start,
+            (0,) * len(self.procs),
+            tuple(frozenset() for _ in self.plans),
+            audit,
+            (),
+            0,
+            None,
+            tuple(channel_names(start, ch, records) for ch in range(len(start.queues))),
+            algorithm_key(start, records),
+        )
+
+    # -------------------------------------------------------------- moves
+    def moves(self, node: _Node) -> list[tuple[int, Action, int]]:
+        """(owner process index, action, what it consumes) for every enabled action:
+        consumes -1 for a delivery, 0 for a program step, k+1 for plan k."""
+        sim = node.sim
+        out: list[tuple[int, Action, int]] = []
+        index = self.index
+        for d in sim.enabled():
+            out.append((index[d.channel.dst], d, -1))
+        for i, prog in enumerate(self.programs):
+            pc = node.pcs[i]
+            if pc < len(prog) and self.procs[i] not in sim.paused:
+                out.append((i, prog[pc], 0))
+        records = sim.algorithm.records
+        for k, plan in enumerate(self.plans):
+            started = node.plans[k]
+            if plan.initiators == "one" and started:
+                continue
+            rec = records.get(plan.snapshot_id)
+            for p in plan.at:
+                if p in started or (rec is not None and p in rec.red_from):
+                    continue
+                out.append((index[p], StartSnapshot(p, plan.snapshot_id), k + 1))
+        return out
+
+    def persistent(
+        self, node: _Node, moves: list[tuple[int, Action, int]]
+    ) -> list[tuple[int, Action, int]]:
+        """A persistent set: the enabled actions of a set of processes that nothing
+        outside it can disturb (see the module docstring); all actions when no smaller
+        one is found."""
+        by_owner: dict[int, list[tuple[int, Action, int]]] = {}
+        for m in moves:
+            by_owner.setdefault(m[0], []).append(m)
+        if len(by_owner) < 2:
+            return moves
+        feeds = self.feeders(node)
+        best: list[tuple[int, Action, int]] | None = None
+        best_rank: tuple[bool, int] | None = None
+        for owner in by_owner:
+            group = self.closure(owner, feeds, by_owner)
+            if len(group) == len(by_owner):
+                continue
+            chosen = [m for p in group for m in by_owner.get(p, ())]
+            # prefer consuming what is in flight: the runs found first stay short
+            rank = (not any(m[2] < 0 for m in chosen), len(chosen))
+            if best_rank is None or rank < best_rank:
+                best, best_rank = chosen, rank
+        return best if best is not None else moves
+
+    def feeders(self, node: _Node) -> list[set[int]]:
+        """Per process, the processes that may still put a new action in its way: a
+        sender that may still send on a channel to it which is empty (on a FIFO
+        channel, a message behind the head adds no new action) or non-FIFO."""
+        sim = node.sim
+        net = sim.network
+        index = self.index
+        records = sim.algorithm.records
+        snapshot_pending = any(
+            not used
+            for plan, used in zip(self.plans, node.plans, strict=True)
+            if plan.initiators == "one"
+        ) or any(
+            any(isinstance(a, StartSnapshot) for a in prog[node.pcs[i] :])
+            for i, prog in enumerate(self.programs)
+        )
+        feeds: list[set[int]] = [set() for _ in self.procs]
+        for ch, c in enumerate(net.channels):
+            if net.fifo and sim.queues[ch]:
+                continue
+            q = index[c.src]
+            if self.may_send(node, q, c.dst, records, snapshot_pending):
+                feeds[index[c.dst]].add(q)
+        return feeds
+
+    def may_send(self, node: _Node, q: int, dst: str, records: Any, snapshot_pending: bool) -> bool:
+        if self.handlers_send:
+            return True
+        prog = self.programs[q]
+        if any(isinstance(a, Send) and a.dst == dst for a in prog[node.pcs[q] :]):
+            return True
+        # its algorithm sends control messages when it records: may it record again?
+        name = self.procs[q]
+        if snapshot_pending or any(
+            name in plan.at and name not in used
+            for plan, used in zip(self.plans, node.plans, strict=True)
+        ):
+            return True
+        return any(name not in rec.red_from for rec in records.values())
+
+    def closure(
+        self, owner: int, feeds: list[set[int]], by_owner: dict[int, list[Any]]
+    ) -> set[int]:
+        """``owner`` and every process that may disturb the group, transitively; a
+        snapshot only one process may start brings in every process that could."""
+        group = {owner}
+        todo = [owner]
+        while todo:
+            p = todo.pop()
+            extra = set(feeds[p])
+            for m in by_owner.get(p, ()):
+                if m[2] > 0 and self.plans[m[2] - 1].initiators == "one":
+                    extra |= {o for o, ms in by_owner.items() if any(x[2] == m[2] for x in ms)}
+            for q in extra - group:
+                group.add(q)
+                todo.append(q)
+        return group
+
+    def name(self, node: _Node, move: tuple[int, Action, int]) -> tuple[Any, ...]:
+        """The same action in every state where it is possible (for sleep sets), as
+        (kind, process, ...): a delivery by channel (and, on a non-FIFO channel, the
+        message's content), a program step by process, a snapshot start by plan."""
+        owner, action, consumes = move
+        if consumes == 0:
+            return ("p", owner)
+        if consumes > 0:
+            return ("s", owner, consumes - 1)
+        assert isinstance(action, Deliver)
+        ch = node.sim.network.channel_index(action.channel)
+        if action.message is None:
+            return ("d", owner, ch)
+        pos = node.sim.queues[ch].index(action.message)
+        return ("d", owner, ch, node.names[ch][pos])
+
+    def independent(self, a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+        """Whether named actions ``a`` and ``b`` commute: different processes, and not
+        two starts of a snapshot only one process may start."""
+        if a[1] == b[1]:
+            return False
+        if a[0] == "s" and b[0] == "s" and a[2] == b[2]:
+            return bool(self.plans[a[2]].initiators != "one")
+        return True
+
+    # -------------------------------------------------------------- steps
+    def child(self, node: _Node, move: tuple[int, Action, int]) -> _Node | str | None:
+        """The state after ``move``; None if the action turned out not to be possible
+        (the application refused a send); a reason if the run stopped with an error."""
+        owner, action, consumes = move
+        parent = node.sim
+        sim = parent.clone()
+        trace = sim.trace
+        before, sent_before, events_before = (
+            len(trace.actions),
+            len(trace.messages),
+            len(trace.events),
+        )
+        names = list(node.names)
+        touched = not self.fast
+        try:
+            if isinstance(action, Deliver):
+                ch = sim.network.channel_index(action.channel)
+                queue = sim.queues[ch]
+                pos = 0 if action.message is None else queue.index(action.message)
+                kind = trace.messages[queue[pos]].kind
+                if kind != APP or parent.algorithm.listening[ch]:
+                    touched = True
+                sim.deliver(ch, pos, action.label)
+                names[ch] = names[ch][:pos] + names[ch][pos + 1 :]
+            elif isinstance(action, Send):
+                sim.send(action.src, sim._out[action.src][action.dst], action.payload, action.label)
+            elif isinstance(action, Internal):
+                sim.internal(action.process, action.label)
+            else:
+                assert isinstance(action, StartSnapshot)
+                sim.start_snapshot(action.process, action.snapshot_id)
+        except ActionError:
+            return None
+        except Exception as e:  # a handler's error (a learner's class): the run stops
+            return f"the run stopped: {type(e).__name__}: {e}"
+        records = reds(sim)
+        messages = trace.messages
+        if len(messages) > sent_before:
+            srcs = sim.network.channels
+            for mid in range(sent_before, len(messages)):
+                msg = messages[mid]
+                names[msg.channel] += (content(msg, srcs[msg.channel].src, records),)
+            for mid in range(sent_before, len(messages)):
+                ch = messages[mid].channel
+                if len(names[ch]) != len(sim.queues[ch]) or sim.queues[ch][-1] < sent_before:
+                    names[ch] = channel_names(sim, ch, records)  # put ahead of others (`at`)
+        if len(trace.events) != events_before:
+            touched = True
+        pcs, plans = node.pcs, node.plans
+        if consumes == 0:
+            pcs = (*pcs[:owner], pcs[owner] + 1, *pcs[owner + 1 :])
+        elif consumes > 0:
+            k = consumes - 1
+            plans = (*plans[:k], plans[k] | {action.process}, *plans[k + 1 :])  # type: ignore[union-attr]
+        done = node.done
+        audit = node.audit
+        if records:
+            finished = frozenset(sid for sid, _ in done)
+            audit = update_audit(audit, sim, records, before, finished)
+            for sid, rec in records:
+                if sid not in finished and rec.complete:
+                    failed = verdict_at_completion(sim, sid, rec, audit)
+                    done = (*done, (sid, tuple(sorted(failed.items()))))
+                    audit = {s: a for s, a in audit.items() if s != sid}
+        algorithm = algorithm_key(sim, records) if touched else node.algorithm
+        return _Node(
+            sim,
+            pcs,
+            plans,
+            audit,
+            done,
+            node.depth + 1,
+            (action, node.path),
+            tuple(names),
+            algorithm,
+        )
+
+    def key(self, node: _Node) -> Hashable:
+        sim = node.sim
+        return (
+            # with persistent sets, the depth keeps the graph acyclic (no action can
+            # then be put off forever round a cycle: the "ignoring" problem)
+            node.depth if self.reduction else 0,
+            node.pcs,
+            node.plans,
+            tuple(freeze(sim.states[p]) for p in self.procs),
+            node.names,
+            frozenset(sim.blocked),
+            frozenset(sim.paused),
+            node.algorithm,
+            audit_key(node.audit, self.system.network.fifo),
+            frozenset(node.done),
+        )
+
+    def amount_now(self, sim: Simulator) -> int:
+        app = sim.app
+        held = sum(app.amount(s) or 0 for s in sim.states.values())
+        messages = sim.trace.messages
+        moving = sum(
+            app.message_amount(messages[m].payload)
+            for q in sim.queues
+            for m in q
+            if messages[m].kind == APP
+        )
+        return held + moving
+
+    # ------------------------------------------------------------- checks
+    def violated(self, node: _Node, quiescent: bool) -> tuple[str, str, str | None] | None:
+        """(invariant, reason, snapshot id) for the first invariant ``node`` breaks."""
+        for sid, failed in node.done:
+            reasons = dict(failed)
+            for name in self.order:
+                if name in reasons:
+                    return name, f"snapshot {sid}: {reasons[name]}", sid
+        sim = node.sim
+        if "conservation" in self.builtin and self.conserved:
+            now = self.amount_now(sim)
+            if now != self.total:
+                return (
+                    "conservation",
+                    f"{now} {sim.app.conserved} in the system, not {self.total}",
+                    None,
+                )
+        for inv in self.every:
+            reason = _judge(inv, sim)
+            if reason is not None:
+                return inv.name, reason, None
+        if not quiescent:
+            return None
+        if "completes" in self.builtin:
+            for sid, rec in reds(sim):
+                if not rec.complete:
+                    missing = [p for p in self.procs if p not in rec.red_from]
+                    what = (
+                        f"{', '.join(missing)} never recorded"
+                        if missing
+                        else f"{len(rec.closed)} of {rec.n_channels} channels closed"
+                    )
+                    return "completes", f"snapshot {sid} never completes: {what}", sid
+        for inv in self.custom:
+            if inv.at == "quiescent":
+                reason = _judge(inv, sim)
+                if reason is not None:
+                    return inv.name, reason, None
+        return None
+
+    # ---------------------------------------------------------------- run
+    def run(self) -> tuple[Violation | None, bool]:
+        # The runs are cyclic structures (a simulator and its algorithm refer to each
+        # other) made and dropped by the hundred thousand: the cycle collector would
+        # spend its time walking the live frontier, so it is off while the search runs
+        # and the search breaks the cycles of the runs it drops (_drop).
+        was_enabled = gc.isenabled()
+        gc.disable()
+        self.frontier: list[list[tuple[_Node, Any]]] = []
+        try:
+            return self._run()
+        finally:
+            for level in self.frontier:
+                for node, _ in level:
+                    if node.sim.__dict__:
+                        _drop(node.sim)
+            self.frontier = []
+            if was_enabled:
+                gc.enable()
+
+    def _run(self) -> tuple[Violation | None, bool]:
+        stats = self.stats
+        began = time.perf_counter()
+        last_report = began
+        seen: set[Hashable] = set()
+        exact = self.exact
+        root = self.root
+        key = self.key(root)
+        seen.add(key if exact else hash(key))
+        stats.distinct = 1
+        level = [(root, self.moves(root))]
+        found = self._check(root, level[0][1], key)
+        if found is not None:
+            stats.seconds = time.perf_counter() - began
+            return found, False
+        interrupted = False
+        try:
+            while level:
+                following: list[tuple[_Node, list[tuple[int, Action, int]]]] = []
+                self.frontier = [level, following]  # dropped when the search ends
+                waiting: dict[Hashable, _Node] = {}  # the next level's states (sleep sets)
+                for node, moves in level:
+                    if not moves or (self.max_depth is not None and node.depth >= self.max_depth):
+                        if moves:
+                            stats.at_bound += 1
+                        _drop(node.sim)
+                        continue
+                    stats.explored += 1
+                    stats.enabled += len(moves)
+                    chosen = self.persistent(node, moves) if self.reduction else moves
+                    done_here: list[tuple[Any, ...]] = []
+                    for move in chosen:
+                        if self.sleeping:
+                            name = self.name(node, move)
+                            if name in node.sleep:
+                                continue
+                        child = self.child(node, move)
+                        if child is None:
+                            continue
+                        stats.transitions += 1
+                        if isinstance(child, str):
+                            stats.seconds = time.perf_counter() - began
+                            return self._stopped(node, move, child), False
+                        if self.sleeping:
+                            # Classical sleep sets: what was explored here before this
+                            # action, and what slept here, sleeps in the child if it
+                            # commutes with this action (its interleavings are covered).
+                            child.sleep = frozenset(
+                                u for u in (*node.sleep, *done_here) if self.independent(u, name)
+                            )
+                            done_here.append(name)
+                        key = self.key(child)
+                        fingerprint = key if exact else hash(key)
+                        if fingerprint in seen:
+                            if self.sleeping and fingerprint in waiting:
+                                # reached again before it is expanded: it must explore
+                                # what either path left awake
+                                other = waiting[fingerprint]
+                                other.sleep = other.sleep & child.sleep
+                            _drop(child.sim)
+                            continue
+                        seen.add(fingerprint)
+                        if self.sleeping:
+                            waiting[fingerprint] = child
+                        stats.distinct += 1
+                        if child.depth > stats.depth:
+                            stats.depth = child.depth
+                        child_moves = self.moves(child)
+                        found = self._check(child, child_moves, key)
+                        if found is not None:
+                            stats.seconds = time.perf_counter() - began
+                            return found, False
+                        following.append((child, child_moves))
+                    _drop(node.sim)
+                    if self.progress is not None and stats.explored % 512 == 0:
+                        now = time.perf_counter()
+                        if now - last_report >= 2.0:
+                            last_report = now
+                            stats.seconds = now - began
+                            self.progress(stats)
+                level = following
+        except KeyboardInterrupt:
+            interrupted = True
+        stats.seconds = time.perf_counter() - began
+        return None, interrupted
+
+    def _check(
+        self, node: _Node, moves: list[Any], key: Hashable | None = None
+    ) -> Violation | None:
+        quiescent = not moves
+        if quiescent:
+            self.stats.quiescent += 1
+        bad = self.violated(node, quiescent)
+        if self.collect is not None:  # gather, and go on past violations
+            if quiescent:
+                failed = {name for _, f in node.done for name, _ in f}
+                if bad is not None:
+                    failed.add(bad[0])
+                self.collect[key if key is not None else self.key(node)] = frozenset(failed)
+            return None
+        if bad is None:
+            return None
+        return Violation(bad[0], bad[1], _path(node.path), node.sim, bad[2])
+
+    def _stopped(self, node: _Node, move: tuple[int, Action, int], reason: str) -> Violation:
+        path = (*_path(node.path), move[1])
+        sim = node.sim.clone()
+        return Violation("runs", reason, path, sim)
+
+
+def _handlers_send(app: Any) -> bool:
+    """Whether ``app``'s handlers may send: unless the class that says they do not also
+    wrote the handlers (a subclass that overrides them may send)."""
+    from ..apps import Application
+
+    for method in ("on_receive", "on_internal"):
+        owner = next(c for c in type(app).__mro__ if method in c.__dict__)
+        if owner is Application:
+            continue
+        if owner.__dict__.get("sends_in_handlers", True):
+            return True
+    return False
+
+
+def _drop(sim: Simulator) -> None:
+    """Break the cycles of a run no longer needed, so it is freed at once."""
+    sim.__dict__.clear()
+
+
+def _judge(inv: Invariant, sim: Simulator) -> str | None:
+    try:
+        result = inv.check(sim)
+    except Exception as e:
+        return f"{inv.name} raised {type(e).__name__}: {e}"
+    if result is None or result is True:
+        return None
+    return result if isinstance(result, str) else f"{inv.name} is false"
+
+
+def _path(cons: tuple[Any, ...] | None) -> tuple[Action, ...]:
+    out = []
+    while cons is not None:
+        out.append(cons[0])
+        cons = cons[1]
+    return tuple(reversed(out))
+
+
+def search(
+    system: System,
+    invariants: Iterable[str | Invariant] = ("consistent", "dijkstra", "conservation", "completes"),
+    *,
+    reduction: bool | str = True,
+    progress: Callable[[SearchStats], None] | None = None,
+    collect: bool = False,
+    exact: bool = False,
+) -> SearchResult:
+    """Explore every schedule of ``system``; see the module docstring.
+
+    ``invariants``: names of built-in ones (``consistent``: every complete snapshot is
+    a consistent cut with the right channel states; ``dijkstra``: no red message is
+    accepted in a white action and the state after the white actions is the one
+    recorded; ``conservation``: the quantity the application conserves is conserved in
+    every state and recorded whole; ``completes``: where nothing more can happen, every
+    snapshot started is complete) and :class:`Invariant` objects.
+    ``collect``: gather every quiescent state with what fails there, and go on past
+    violations (to compare searches).
+    ``exact``: remember every state's whole key. By default the search remembers a
+    64-bit hash of it instead (hash compaction, as TLC's fingerprints): far less
+    memory, at a chance of about n²/2⁶⁵ that two of n states collide and one is not
+    explored (under one in ten million for a million states).
+
+    >>> from snapshotlib import Network
+    >>> from snapshotlib.algorithms import ChandyLamport
+    >>> from snapshotlib.search.system import SnapshotPlan, System, each_sends
+    >>> net = Network(["P1", "P2"])
+    >>> system = System(net, "tokens", {"P1": 2, "P2": 2}, ChandyLamport,
+    ...                 programs=each_sends(net, "tokens", 1),
+    ...                 snapshots=(SnapshotPlan("s1", ("P1", "P2")),))
+    >>> result = search(system)
+    >>> result.ok, result.stats.quiescent > 0
+    (True, True)
+    """
+    names = tuple(invariants)
+    s = _Search(system, names, reduction, progress, collect, None, exact)
+    found, interrupted = s.run()
+    labels = tuple(i if isinstance(i, str) else i.name for i in names)
+    if found is None or not s.reduction or found.depth <= 1:  # sleep sets keep depths
+        return SearchResult(system, labels, s.stats, found, interrupted, s.collect)
+    # the reduced search may have reached it the long way round: look for a shorter one
+    again = _Search(system, names, "sleep", progress, False, found.depth - 1, exact)
+    shorter, interrupted = again.run()
+    return SearchResult(
+        system,
+        labels,
+        s.stats,
+        shorter or found,
+        interrupted,
+        None,
+        shortest_confirmed=not interrupted,
+        confirm_stats=again.stats,
+    )
