@@ -20,6 +20,7 @@ from .formats.record import append_record
 from .formats.scenario import ScenarioError, load_scenario, run_scenario
 from .live.command import add_live_commands
 from .live.command import run as run_live
+from .search.command import add_search_command
 from .simulator import Simulator
 
 BAD_INPUT = 2
@@ -402,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "or spark://HOST:7077)")  # fmt: skip
     p.set_defaults(func=cmd_grade)
 
+    add_search_command(sub)
     _add_spark_commands(sub)
     add_live_commands(sub)
     return parser

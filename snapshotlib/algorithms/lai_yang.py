@@ -68,6 +68,19 @@ class LaiYang(SnapshotAlgorithm):
         #: per snapshot id: channel -> white messages its sender sent on it (from its marker)
         self._expected: dict[str, dict[int, int]] = {}
 
+    def copy_for(self, host: Host) -> LaiYang:
+        """A copy of this run's records and logs, bound to ``host`` (see
+        :meth:`SnapshotAlgorithm.copy_for`); faster than the generic deep copy."""
+        if type(self) is not LaiYang:
+            return super().copy_for(host)  # a subclass may keep more state
+        clone = LaiYang.__new__(LaiYang)
+        clone.__dict__.update(self.__dict__)
+        clone._host = host
+        clone.records = {sid: rec.copy() for sid, rec in self.records.items()}
+        clone._arrived = [arrived.copy() for arrived in self._arrived]
+        clone._expected = {sid: counts.copy() for sid, counts in self._expected.items()}
+        return clone
+
     # ------------------------------------------------------------ the protocol
     def start(self, process: str, snapshot_id: str, action: int) -> None:
         rec = self.records.get(snapshot_id)

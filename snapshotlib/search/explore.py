@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
+from ..formats.scenario import Scenario, parse_scenario
 from ..simulator import ActionError, Simulator
 from ..trace import APP
 from .state import (
@@ -168,6 +169,21 @@ class SearchResult:
     @property
     def exhaustive(self) -> bool:
         return not self.interrupted and self.stats.at_bound == 0
+
+    def counterexample(self) -> dict[str, Any]:
+        """The violation's run as a scenario document (for ``json.dump``); see
+        :func:`~.counterexample.counterexample_scenario`."""
+        from .counterexample import counterexample_scenario
+
+        if self.violation is None:
+            raise ValueError("no invariant is violated: there is no counterexample")
+        return counterexample_scenario(self.violation, self.system)
+
+    def scenario(self) -> Scenario:
+        """The violation's run as a :class:`~snapshotlib.formats.scenario.Scenario`, which
+        the Explorer, the CommutationStepper and ``to_shiviz(run_scenario(...))`` take;
+        under an algorithm a scenario cannot name, replay ``violation.sim`` instead."""
+        return parse_scenario(self.counterexample(), source=f"{self.system.name}-counterexample")
 
     def summary(self) -> str:
         """A few lines for people: the verdict and the statistics."""
@@ -345,37 +361,35 @@ class _Search:
         net = sim.network
         index = self.index
         records = sim.algorithm.records
-        snapshot_pending = any(
-            not used
-            for plan, used in zip(self.plans, node.plans, strict=True)
-            if plan.initiators == "one"
-        ) or any(
-            any(isinstance(a, StartSnapshot) for a in prog[node.pcs[i] :])
-            for i, prog in enumerate(self.programs)
-        )
+        # snapshots that are or may still be taken: every process that has not
+        # recorded one of them will, and sends its control messages then
+        ids = set(records)
+        for plan, used in zip(self.plans, node.plans, strict=True):
+            if not (plan.initiators == "one" and used):
+                ids.add(plan.snapshot_id)
+        for i, prog in enumerate(self.programs):
+            ids.update(a.snapshot_id for a in prog[node.pcs[i] :] if isinstance(a, StartSnapshot))
+        unrecorded = [records[sid].red_from if sid in records else {} for sid in sorted(ids)]
         feeds: list[set[int]] = [set() for _ in self.procs]
         for ch, c in enumerate(net.channels):
             if net.fifo and sim.queues[ch]:
                 continue
             q = index[c.src]
-            if self.may_send(node, q, c.dst, records, snapshot_pending):
+            if self.may_send(node, q, c.dst, unrecorded):
                 feeds[index[c.dst]].add(q)
         return feeds
 
-    def may_send(self, node: _Node, q: int, dst: str, records: Any, snapshot_pending: bool) -> bool:
+    def may_send(self, node: _Node, q: int, dst: str, snapshots: list[dict[str, int]]) -> bool:
+        """Whether process ``q`` may still send to ``dst``: its program says so, or its
+        handlers may send, or it has yet to record a snapshot (``snapshots``: the cut so
+        far of each snapshot that is or may still be taken)."""
         if self.handlers_send:
             return True
         prog = self.programs[q]
         if any(isinstance(a, Send) and a.dst == dst for a in prog[node.pcs[q] :]):
             return True
-        # its algorithm sends control messages when it records: may it record again?
         name = self.procs[q]
-        if snapshot_pending or any(
-            name in plan.at and name not in used
-            for plan, used in zip(self.plans, node.plans, strict=True)
-        ):
-            return True
-        return any(name not in rec.red_from for rec in records.values())
+        return any(name not in red_from for red_from in snapshots)
 
     def closure(
         self, owner: int, feeds: list[set[int]], by_owner: dict[int, list[Any]]
@@ -746,10 +760,11 @@ def search(
     """Explore every schedule of ``system``; see the module docstring.
 
     ``invariants``: names of built-in ones (``consistent``: every complete snapshot is
-    a consistent cut with the right channel states; ``dijkstra``: no red message is
-    accepted in a white action and the state after the white actions is the one
-    recorded; ``conservation``: the quantity the application conserves is conserved in
-    every state and recorded whole; ``completes``: where nothing more can happen, every
+    a consistent cut with the right channel states; ``dijkstra``: the premise of
+    Dijkstra's argument, no red message accepted in a white action, so the run reorders
+    into all white actions then all red ones (it says nothing of what the algorithm
+    recorded on the channels: ``consistent`` does); ``conservation``: the quantity the
+    application conserves is conserved in every state and recorded whole; ``completes``: where nothing more can happen, every
     snapshot started is complete) and :class:`Invariant` objects.
     ``collect``: gather every quiescent state with what fails there, and go on past
     violations (to compare searches).

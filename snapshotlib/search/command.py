@@ -1,0 +1,217 @@
+"""``snapshotlib search SCENARIO.json``: every schedule of a scenario, checked.
+
+Exit codes: 0 when every interleaving reached satisfies the invariants, 1 with the
+shortest counterexample, 2 on bad input, 130 when interrupted (Ctrl-C; the statistics
+so far are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..formats.scenario import ScenarioError, load_scenario
+from .counterexample import counterexample_scenario
+from .explore import BUILT_IN, Invariant, SearchResult, SearchStats, search
+from .system import system_of_scenario
+
+INTERRUPTED = 130
+
+
+class SearchUsageError(ValueError):
+    """A mistake in the command line or the files it names; one line, exit 2."""
+
+
+def add_search_command(sub: Any) -> None:
+    """The ``search`` subcommand, on an ``argparse`` subparsers object."""
+    p = sub.add_parser(
+        "search",
+        help="check every interleaving of a small scenario; the shortest counterexample",
+        description=(
+            "Explore every schedule of the scenario (see its 'search' section) breadth "
+            "first and check the invariants in every state reached. Exit 0 when all "
+            "hold, 1 with the shortest run that breaks one, 2 on bad input."
+        ),
+    )
+    p.add_argument("scenario", help="scenario JSON file")
+    p.add_argument("--depth", type=_whole, help="at most N actions after the prefix")
+    p.add_argument(
+        "--no-reduction",
+        action="store_true",
+        help="explore every interleaving, without partial-order reduction",
+    )
+    p.add_argument(
+        "--invariant",
+        action="append",
+        metavar="NAME",
+        help=f"check only these (repeat it): {', '.join(BUILT_IN)}, or MODULE:FUNCTION / "
+        "FILE.py:FUNCTION, a function of the run (a Simulator) returning True, or False "
+        "or a reason, checked where nothing more can happen (default: all built-in)",
+    )
+    p.add_argument("--out", metavar="FILE", help="write the counterexample as a scenario file")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=cmd_search)
+
+
+def _whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def invariant_named(name: str) -> str | Invariant:
+    """A built-in invariant's name, or the function ``MODULE:FUNCTION`` or
+    ``FILE.py:FUNCTION`` names, as an :class:`Invariant` checked at quiescent states."""
+    if name in BUILT_IN:
+        return name
+    where, sep, function = name.rpartition(":")
+    if not sep or not where or not function.isidentifier():
+        raise SearchUsageError(
+            f"--invariant {name!r}: expected one of {', '.join(BUILT_IN)}, or "
+            "MODULE:FUNCTION or FILE.py:FUNCTION"
+        )
+    try:
+        if where.endswith(".py"):
+            path = Path(where)
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None or not path.is_file():
+                raise SearchUsageError(f"--invariant {name!r}: no file {where}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:
+            sys.path.insert(0, str(Path.cwd()))
+            module = importlib.import_module(where)
+    except SearchUsageError:
+        raise
+    except Exception as e:
+        raise SearchUsageError(
+            f"--invariant {name!r}: cannot load {where}: {type(e).__name__}: {e}"
+        ) from None
+    check = getattr(module, function, None)
+    if not callable(check):
+        raise SearchUsageError(f"--invariant {name!r}: {where} has no function {function}")
+    return Invariant(function, check)
+
+
+def _progress(stats: SearchStats) -> None:
+    print(
+        f"searching: depth {stats.depth}, {stats.distinct:,} states, "
+        f"{stats.states_per_second:,.0f} states/s",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    try:
+        scenario = load_scenario(args.scenario)
+        system = system_of_scenario(scenario, depth=args.depth)
+        names = args.invariant or list(BUILT_IN)
+        invariants = [invariant_named(n) for n in dict.fromkeys(names)]
+    except (ScenarioError, SearchUsageError) as e:
+        print(f"snapshotlib: error: {e}", file=sys.stderr)
+        return 2
+    if not args.json:
+        print(f"{system.name}: {system.describe()}")
+    result = search(
+        system,
+        invariants,
+        reduction=not args.no_reduction,
+        progress=None if args.quiet else _progress,
+    )
+    written = None
+    if result.violation is not None and args.out:
+        data = counterexample_scenario(result.violation, system)
+        Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        written = args.out
+    if args.json:
+        print(json.dumps(result_document(result), indent=1))
+    else:
+        _print_text(result, written)
+    if result.interrupted and result.violation is None:
+        return INTERRUPTED
+    return 0 if result.ok else 1
+
+
+def result_document(result: SearchResult) -> dict[str, Any]:
+    """The ``--json`` document."""
+    s = result.stats
+    doc: dict[str, Any] = {
+        "ok": result.ok,
+        "exhaustive": result.exhaustive,
+        "interrupted": result.interrupted,
+        "invariants": list(result.invariants),
+        "stats": {
+            "distinct": s.distinct,
+            "explored": s.explored,
+            "quiescent": s.quiescent,
+            "transitions": s.transitions,
+            "depth": s.depth,
+            "seconds": round(s.seconds, 3),
+            "states_per_second": round(s.states_per_second),
+            "reduction": s.reduction,
+            "reduction_factor": round(s.reduction_factor, 2),
+            "at_bound": s.at_bound,
+        },
+        "violation": None,
+    }
+    v = result.violation
+    if v is not None:
+        scenario = counterexample_scenario(v, result.system)
+        doc["violation"] = {
+            "invariant": v.invariant,
+            "reason": v.reason,
+            "snapshot": v.snapshot_id,
+            "length": v.depth,
+            "shortest": result.shortest_confirmed,
+            "steps": scenario["steps"],
+        }
+    return doc
+
+
+def steps_text(result: SearchResult) -> list[str]:
+    """The counterexample's steps, one line each (the prefix's first)."""
+    v = result.violation
+    if v is None:
+        return []
+    steps = counterexample_scenario(v, result.system)["steps"]
+    return [f"{k:3}. {describe_step(step)}" for k, step in enumerate(steps, start=1)]
+
+
+def describe_step(step: dict[str, Any]) -> str:
+    """A scenario step as a line of text."""
+    do = step["do"]
+    if do == "deliver":
+        what = f" {step['msg']}" if "msg" in step else ""
+        what = f" the marker of {step['marker']}" if "marker" in step else what
+        return f"{step['to']} receives{what} from {step['from']}"
+    if do == "send":
+        label = f" {step['label']}" if "label" in step else ""
+        payload = f" ({step['payload']})" if "payload" in step else ""
+        return f"{step['from']} sends{label}{payload} to {step['to']}"
+    if do == "snapshot":
+        return f"{step['at']} starts snapshot {step['id']}"
+    return f"{step['at']}: internal event {step.get('label', '')}".rstrip()
+
+
+def _print_text(result: SearchResult, written: str | None) -> None:
+    print(result.summary())
+    if result.violation is None:
+        return
+    print("the shortest failing run:" if result.shortest_confirmed else "a failing run:")
+    for line in steps_text(result):
+        print(line)
+    if written:
+        print(f"written to {written} (replay it: snapshotlib run {written})")
+    else:
+        print("write it as a scenario file with --out FILE")
