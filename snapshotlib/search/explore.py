@@ -764,8 +764,9 @@ def search(
     Dijkstra's argument, no red message accepted in a white action, so the run reorders
     into all white actions then all red ones (it says nothing of what the algorithm
     recorded on the channels: ``consistent`` does); ``conservation``: the quantity the
-    application conserves is conserved in every state and recorded whole; ``completes``: where nothing more can happen, every
-    snapshot started is complete) and :class:`Invariant` objects.
+    application conserves is conserved in every state and recorded whole;
+    ``completes``: where nothing more can happen, every snapshot started is complete)
+    and :class:`Invariant` objects.
     ``collect``: gather every quiescent state with what fails there, and go on past
     violations (to compare searches).
     ``exact``: remember every state's whole key. By default the search remembers a
