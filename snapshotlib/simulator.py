@@ -513,11 +513,16 @@ class Simulator:
             copy._apply_record(r, self.trace)
         return copy
 
-    def clone(self) -> Simulator:
+    def clone(self, share_algorithm: bool = False) -> Simulator:
         """An independent copy of this run as it stands, made by copying its state rather
         than replaying it (:meth:`fork` replays): what exhaustive search does at every
         state it expands. Application states are shared, so they must be values the
-        application never changes in place (the built-in applications' are)."""
+        application never changes in place (the built-in applications' are).
+
+        ``share_algorithm`` keeps this run's algorithm instance instead of a copy: only
+        for a copy that takes one step the algorithm hears nothing of, and is itself
+        only read or cloned after (the search does that; the algorithm then still
+        answers to this run as its host)."""
         new = Simulator.__new__(Simulator)
         new.__dict__.update(self.__dict__)
         new.trace = self.trace.copy()
@@ -528,12 +533,14 @@ class Simulator:
         new._app_sent = self._app_sent.copy()
         new._actor_sent = self._actor_sent.copy()
         new._redo = []
+        new._send_fn = new._handler_send
+        if share_algorithm:
+            return new
         algorithm = self.algorithm.copy_for(new)
         new.algorithm = algorithm
         new._observe = algorithm.on_app_receive
         new._listening = algorithm.listening
         new._on_control = algorithm.on_control
-        new._send_fn = new._handler_send
         return new
 
     def clone_memo(self, copy: Simulator) -> dict[int, Any]:

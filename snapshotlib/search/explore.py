@@ -440,7 +440,8 @@ class _Search:
         (the application refused a send); a reason if the run stopped with an error."""
         owner, action, consumes = move
         parent = node.sim
-        sim = parent.clone()
+        quiet = self.fast and self.unheard(parent, action)
+        sim = parent.clone(share_algorithm=quiet)
         trace = sim.trace
         before, sent_before, events_before = (
             len(trace.actions),
@@ -511,6 +512,19 @@ class _Search:
             tuple(names),
             algorithm,
         )
+
+    def unheard(self, sim: Simulator, action: Action) -> bool:
+        """Whether taking ``action`` in ``sim`` calls nothing of the algorithm (then the
+        new state may share the algorithm's instance; see :meth:`Simulator.clone`)."""
+        algorithm = sim.algorithm
+        if algorithm.watches_actions or isinstance(action, StartSnapshot):
+            return False
+        if isinstance(action, Deliver):
+            ch = sim.network.channel_index(action.channel)
+            queue = sim.queues[ch]
+            mid = queue[0] if action.message is None else action.message
+            return sim.trace.messages[mid].kind == APP and not algorithm.listening[ch]
+        return True
 
     def key(self, node: _Node) -> Hashable:
         sim = node.sim
@@ -703,7 +717,8 @@ class _Search:
             return None
         if bad is None:
             return None
-        return Violation(bad[0], bad[1], _path(node.path), node.sim, bad[2])
+        # a copy of its own: the search's states may share an algorithm instance
+        return Violation(bad[0], bad[1], _path(node.path), node.sim.clone(), bad[2])
 
     def _stopped(self, node: _Node, move: tuple[int, Action, int], reason: str) -> Violation:
         path = (*_path(node.path), move[1])

@@ -104,10 +104,14 @@ def _messages_key(
 ) -> Hashable:
     """Messages of ``channel`` by content: in order on a FIFO network, as a multiset on a
     non-FIFO one (where the order they arrived in means nothing)."""
+    if not ids:
+        return ()
     messages = sim.trace.messages
     src = sim.network.channels[channel].src
-    named = [content(messages[m], src, records) for m in ids]
-    return tuple(named) if sim.network.fifo else frozenset(Counter(named).items())
+    named = tuple(content(messages[m], src, records) for m in ids)
+    if sim.network.fifo or len(named) == 1:
+        return named
+    return frozenset(Counter(named).items())
 
 
 def _record_key(
