@@ -100,6 +100,9 @@ class SearchStats:
     at_bound: int = 0
     seconds: float = 0.0
     reduction: bool = True
+    #: with ``count_runs``: the schedules that end where nothing more can happen (the
+    #: different orders the actions can take), else None
+    runs: int | None = None
 
     @property
     def states_per_second(self) -> float:
@@ -117,6 +120,8 @@ class SearchStats:
             f"depth: {self.depth} actions; transitions: {self.transitions:,}",
             f"time: {self.seconds:.2f} s ({self.states_per_second:,.0f} states/s)",
         ]
+        if self.runs is not None:
+            out.insert(1, f"runs: {self.runs:,} different schedules to the end")
         if self.reduction:
             out.append(
                 f"partial-order reduction: {self.enabled:,} actions possible, "
@@ -211,6 +216,7 @@ class _Node:
         "path",
         "pcs",
         "plans",
+        "runs",
         "sim",
         "sleep",
     )
@@ -235,6 +241,8 @@ class _Node:
         self.algorithm = algorithm
         #: with sleep sets: names of the actions whose interleavings are explored elsewhere
         self.sleep: frozenset[tuple[Any, ...]] = frozenset()
+        #: when counting runs: how many schedules lead here
+        self.runs = 1
 
 
 class _Search:
@@ -247,9 +255,13 @@ class _Search:
         collect: bool,
         max_depth: int | None,
         exact: bool = False,
+        count_runs: bool = False,
     ) -> None:
         self.system = system
         self.exact = exact or collect
+        self.count_runs = count_runs
+        if count_runs:
+            reduction = False  # a reduced search leaves out orders it need not see
         self.builtin = frozenset(i for i in invariants if isinstance(i, str))
         unknown = self.builtin - set(BUILT_IN)
         if unknown:
@@ -626,6 +638,8 @@ class _Search:
         seen.add(key if exact else hash(key))
         stats.distinct = 1
         level = [(root, self.moves(root))]
+        if self.count_runs:
+            stats.runs = 0 if level[0][1] else 1
         found = self._check(root, level[0][1], key)
         if found is not None:
             stats.seconds = time.perf_counter() - began
@@ -640,6 +654,8 @@ class _Search:
                     if not moves or (self.max_depth is not None and node.depth >= self.max_depth):
                         if moves:
                             stats.at_bound += 1
+                        elif stats.runs is not None:
+                            stats.runs += node.runs
                         _drop(node.sim)
                         continue
                     stats.explored += 1
@@ -668,7 +684,11 @@ class _Search:
                             done_here.append(name)
                         key = self.key(child)
                         fingerprint = key if exact else hash(key)
+                        if stats.runs is not None:
+                            child.runs = node.runs
                         if fingerprint in seen:
+                            if stats.runs is not None and fingerprint in waiting:
+                                waiting[fingerprint].runs += node.runs
                             if self.sleeping and fingerprint in waiting:
                                 # reached again before it is expanded: it must explore
                                 # what either path left awake
@@ -677,7 +697,7 @@ class _Search:
                             _drop(child.sim)
                             continue
                         seen.add(fingerprint)
-                        if self.sleeping:
+                        if self.sleeping or stats.runs is not None:
                             waiting[fingerprint] = child
                         stats.distinct += 1
                         if child.depth > stats.depth:
@@ -771,6 +791,7 @@ def search(
     progress: Callable[[SearchStats], None] | None = None,
     collect: bool = False,
     exact: bool = False,
+    count_runs: bool = False,
 ) -> SearchResult:
     """Explore every schedule of ``system``; see the module docstring.
 
@@ -784,6 +805,8 @@ def search(
     and :class:`Invariant` objects.
     ``collect``: gather every quiescent state with what fails there, and go on past
     violations (to compare searches).
+    ``count_runs``: also count the schedules, the different orders the actions can
+    take to where nothing more can happen (``stats.runs``); without reduction.
     ``exact``: remember every state's whole key. By default the search remembers a
     64-bit hash of it instead (hash compaction, as TLC's fingerprints): far less
     memory, at a chance of about n²/2⁶⁵ that two of n states collide and one is not
@@ -801,7 +824,7 @@ def search(
     (True, True)
     """
     names = tuple(invariants)
-    s = _Search(system, names, reduction, progress, collect, None, exact)
+    s = _Search(system, names, reduction, progress, collect, None, exact, count_runs)
     found, interrupted = s.run()
     labels = tuple(i if isinstance(i, str) else i.name for i in names)
     if found is None or not s.reduction or found.depth <= 1:  # sleep sets keep depths

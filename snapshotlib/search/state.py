@@ -254,8 +254,8 @@ def verdict_at_completion(
                 if not fifo:  # a multiset: name it in an order that does not depend on the run
                     got, want = tuple(sorted(got, key=repr)), tuple(sorted(want, key=repr))
                 reason = (
-                    f"channel {c} recorded {_labels(got)} but {_labels(want)} were in "
-                    "transit across the cut"
+                    f"channel {c} recorded {_labels(got)}, but what crossed the cut in "
+                    f"transit on it was {_labels(want)}"
                 )
                 failed["consistent"] = reason
                 break
