@@ -166,6 +166,8 @@ class SearchResult:
     quiescent: dict[Hashable, frozenset[str]] | None = None
     shortest_confirmed: bool = True
     confirm_stats: SearchStats | None = None
+    #: stopped after ``max_states`` states
+    limited: bool = False
 
     @property
     def ok(self) -> bool:
@@ -173,7 +175,7 @@ class SearchResult:
 
     @property
     def exhaustive(self) -> bool:
-        return not self.interrupted and self.stats.at_bound == 0
+        return not self.interrupted and not self.limited and self.stats.at_bound == 0
 
     def counterexample(self) -> dict[str, Any]:
         """The violation's run as a scenario document (for ``json.dump``); see
@@ -197,6 +199,8 @@ class SearchResult:
             head = f"VIOLATED {v.invariant}: {v.reason} (a run of {v.depth} actions)"
         elif self.interrupted:
             head = "INTERRUPTED: no violation in the states reached so far"
+        elif self.limited:
+            head = f"STOPPED after {self.stats.distinct - 1:,} states: no violation so far"
         elif self.stats.at_bound:
             head = f"no violation within the depth bound ({self.system.depth} actions)"
         else:
@@ -256,10 +260,13 @@ class _Search:
         max_depth: int | None,
         exact: bool = False,
         count_runs: bool = False,
+        max_states: int | None = None,
     ) -> None:
         self.system = system
         self.exact = exact or collect
         self.count_runs = count_runs
+        self.max_states = max_states
+        self.limited = False
         if count_runs:
             reduction = False  # a reduced search leaves out orders it need not see
         self.builtin = frozenset(i for i in invariants if isinstance(i, str))
@@ -504,7 +511,9 @@ class _Search:
             plans = (*plans[:k], plans[k] | {action.process}, *plans[k + 1 :])  # type: ignore[union-attr]
         done = node.done
         audit = node.audit
-        if records:
+        if records and self.fast:
+            # the engine's algorithms never touch a snapshot once it is complete: its
+            # verdict is final, and its audit can go
             finished = frozenset(sid for sid, _ in done)
             audit = update_audit(audit, sim, records, before, finished)
             for sid, rec in records:
@@ -512,6 +521,15 @@ class _Search:
                     failed = verdict_at_completion(sim, sid, rec, audit)
                     done = (*done, (sid, tuple(sorted(failed.items()))))
                     audit = {s: a for s, a in audit.items() if s != sid}
+        elif records:
+            # any other class may go on changing a complete snapshot (a channel that
+            # keeps recording after its marker): judge it again after every step
+            audit = update_audit(audit, sim, records, before, frozenset())
+            done = tuple(
+                (sid, tuple(sorted(verdict_at_completion(sim, sid, rec, audit).items())))
+                for sid, rec in records
+                if rec.complete
+            )
         algorithm = algorithm_key(sim, records) if touched else node.algorithm
         return _Node(
             sim,
@@ -700,6 +718,9 @@ class _Search:
                         if self.sleeping or stats.runs is not None:
                             waiting[fingerprint] = child
                         stats.distinct += 1
+                        if self.max_states is not None and stats.distinct > self.max_states:
+                            self.limited = True
+                            raise KeyboardInterrupt  # stop as Ctrl-C does
                         if child.depth > stats.depth:
                             stats.depth = child.depth
                         child_moves = self.moves(child)
@@ -717,7 +738,7 @@ class _Search:
                             self.progress(stats)
                 level = following
         except KeyboardInterrupt:
-            interrupted = True
+            interrupted = not self.limited
         stats.seconds = time.perf_counter() - began
         return None, interrupted
 
@@ -792,6 +813,7 @@ def search(
     collect: bool = False,
     exact: bool = False,
     count_runs: bool = False,
+    max_states: int | None = None,
 ) -> SearchResult:
     """Explore every schedule of ``system``; see the module docstring.
 
@@ -807,6 +829,7 @@ def search(
     violations (to compare searches).
     ``count_runs``: also count the schedules, the different orders the actions can
     take to where nothing more can happen (``stats.runs``); without reduction.
+    ``max_states``: stop after reaching this many states (``limited``).
     ``exact``: remember every state's whole key. By default the search remembers a
     64-bit hash of it instead (hash compaction, as TLC's fingerprints): far less
     memory, at a chance of about n²/2⁶⁵ that two of n states collide and one is not
@@ -824,11 +847,13 @@ def search(
     (True, True)
     """
     names = tuple(invariants)
-    s = _Search(system, names, reduction, progress, collect, None, exact, count_runs)
+    s = _Search(system, names, reduction, progress, collect, None, exact, count_runs, max_states)
     found, interrupted = s.run()
     labels = tuple(i if isinstance(i, str) else i.name for i in names)
     if found is None or not s.reduction or found.depth <= 1:  # sleep sets keep depths
-        return SearchResult(system, labels, s.stats, found, interrupted, s.collect)
+        return SearchResult(
+            system, labels, s.stats, found, interrupted, s.collect, limited=s.limited
+        )
     # the reduced search may have reached it the long way round: look for a shorter one
     again = _Search(system, names, "sleep", progress, False, found.depth - 1, exact)
     shorter, interrupted = again.run()

@@ -260,28 +260,28 @@ def _plans(
 
 
 def as_step(action: Action, sim: Simulator) -> dict[str, Any]:
-    """A scenario step taking ``action`` in ``sim`` (before it is taken): a delivery on
-    a non-FIFO channel names its message by label or its marker by snapshot id."""
+    """A scenario step taking ``action`` in ``sim`` (before it is taken): a delivery
+    names its message by label or its marker by snapshot id."""
     if isinstance(action, Deliver):
         step: dict[str, Any] = {
             "do": "deliver",
             "from": action.channel.src,
             "to": action.channel.dst,
         }
-        if not sim.network.fifo:
-            mid = action.message
-            if mid is None:
-                mid = sim.queued(sim.network.channel_index(action.channel))[0]
-            msg = sim.trace.messages[mid]
-            if msg.kind == "app":
-                if msg.label is None:
-                    raise ValueError(
-                        f"message {mid} on {action.channel} has no label, so a scenario "
-                        "cannot name it (give the program's sends labels)"
-                    )
-                step["msg"] = msg.label
-            else:
-                step["marker"] = msg.tag
+        # name what is taken, on FIFO channels too: the step then says what it does
+        mid = action.message
+        if mid is None:
+            mid = sim.queued(sim.network.channel_index(action.channel))[0]
+        msg = sim.trace.messages[mid]
+        if msg.kind != "app":
+            step["marker"] = msg.tag
+        elif msg.label is not None:
+            step["msg"] = msg.label
+        elif not sim.network.fifo:
+            raise ValueError(
+                f"message {mid} on {action.channel} has no label, so a scenario cannot "
+                "name it on a non-FIFO channel (give the program's sends labels)"
+            )
         if action.label is not None:
             step["label"] = action.label
         return step

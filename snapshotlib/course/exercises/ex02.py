@@ -51,6 +51,17 @@ REFUSE: dict[str, tuple[str, ...]] = {
 }
 
 DRIVER = f"{__name__}:run_recipe"
+SEARCH_DRIVER = f"{__name__}:search_recipe"
+
+#: the small system the public test searches (every interleaving of it)
+PUBLIC_SEARCH: dict[str, Any] = {"processes": 3, "channels": "ring", "sends": 1}
+#: the small systems the hidden test searches
+HIDDEN_SEARCHES: tuple[dict[str, Any], ...] = (
+    {"processes": 2, "sends": 2},
+    {"processes": 2, "sends": 1, "initiators": "all"},
+    {"processes": 2, "sends": 1, "snapshots": 2},
+    {"processes": 3, "channels": "ring", "sends": 1, "initiators": "all", "at": 2},
+)
 
 _FIRST_MARKER = (
     "on its first marker (the process is not yet in record.red_from) a process records, "
@@ -86,6 +97,60 @@ def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
             "markers": sum(1 for m in trace.messages if m.kind != "app" and m.tag == sid),
         }
     return report
+
+
+def search_system(answer_class: Any, recipe: dict[str, Any]) -> Any:
+    """The system a search recipe describes: ``processes`` on a complete graph (or
+    ``"channels": "ring"``), ``fifo`` (default true), 2 tokens each, ``sends`` tokens
+    each (to the neighbours in turn), and ``snapshots`` ids (default 1) each started by
+    any one process (``"initiators": "all"``: by each of the first ``at`` processes)."""
+    from ...model import Network
+    from ...search import SnapshotPlan, System, each_sends
+
+    n = int(recipe.get("processes", 3))
+    net = Network(
+        [f"P{i + 1}" for i in range(n)],
+        recipe.get("channels", "complete"),
+        fifo=bool(recipe.get("fifo", True)),
+    )
+    initiators = str(recipe.get("initiators", "one"))
+    at = net.processes[: int(recipe.get("at", n))]
+    plans = tuple(
+        SnapshotPlan(f"s{k + 1}", at, initiators) for k in range(int(recipe.get("snapshots", 1)))
+    )
+    return System(
+        net,
+        "tokens",
+        {p: 2 for p in net.processes},
+        _capped(answer_class),
+        programs=each_sends(net, "tokens", int(recipe.get("sends", 1))),
+        snapshots=plans,
+        name=f"{n} processes",
+    )
+
+
+def search_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
+    """Search every interleaving of the recipe's system (:func:`search_system`) under a
+    fresh ``answer_class()`` per run; the report of :func:`.searching.search_report`."""
+    from .searching import search_report
+
+    if not isinstance(answer_class, type):
+        return {"error": f"{answer_class!r} is not a class", "ok": False, "steps": []}
+    return search_report(search_system(answer_class, recipe))
+
+
+def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None) -> Any:
+    """In the notebook: the shortest run of the recipe's system (the public test's by
+    default) in which ``answer_class`` breaks an invariant, opened in the explorer; a
+    line saying so when every interleaving holds."""
+    from ...search import search
+    from ...widgets import Explorer
+
+    result = search(search_system(answer_class, recipe or PUBLIC_SEARCH))
+    if result.violation is None:
+        return f"every interleaving holds ({result.stats.distinct:,} states)"
+    print(f"{result.violation.invariant}: {result.violation.reason}")
+    return Explorer(result.violation.sim)
 
 
 def _error_hint(error: str) -> str:

@@ -1,0 +1,109 @@
+"""Exhaustive search over a learner's class, for the exercises' tests and feedback.
+
+:func:`search_report` runs :func:`snapshotlib.search.search` on a small system under a
+class and reports, as plain data, whether every interleaving holds, the shortest
+failing run as scenario steps, and the **outcomes**: every distinct set of snapshots
+recorded where nothing more can happen. The tests run the same system under the
+engine's class in the grader's process and compare with :func:`search_difference`: a
+class that behaves like the engine's records the same outcomes in every interleaving.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...search import Invariant, System, search
+from ...search.command import describe_step
+from ...simulator import Simulator
+
+#: states a search may reach before it stops (a class whose runs never end)
+MAX_STATES = 60_000
+
+
+def outcome(sim: Simulator) -> list[Any]:
+    """What the snapshots of a finished run recorded, as plain data: per snapshot, each
+    process's recorded state and each channel's recorded messages by label (sorted on a
+    non-FIFO network, where order means nothing)."""
+    out = []
+    fifo = sim.network.fifo
+    for sid, snap in sorted(sim.snapshots().items()):
+        states = sorted((p, repr(r.state)) for p, r in snap.processes.items())
+        channels = []
+        for name, msgs in sorted(snap.channels.items()):
+            labels = [str(m.label) for m in msgs]
+            channels.append([name, labels if fifo else sorted(labels)])
+        out.append([sid, [list(s) for s in states], channels, bool(snap.complete)])
+    return out
+
+
+def search_report(system: System, max_states: int = MAX_STATES) -> dict[str, Any]:
+    """Search ``system`` (its algorithm: the class under test); plain data."""
+    report: dict[str, Any] = {
+        "error": None,
+        "ok": False,
+        "exhaustive": False,
+        "invariant": None,
+        "reason": None,
+        "steps": [],
+        "states": 0,
+        "outcomes": [],
+    }
+    seen: set[str] = set()
+
+    def collect(sim: Simulator) -> None:
+        seen.add(repr(outcome(sim)))
+
+    invariants = ["consistent", "dijkstra", "conservation", "completes"]
+    try:
+        result = search(
+            system, [*invariants, Invariant("outcomes", collect)], max_states=max_states
+        )
+    except Exception as e:
+        report["error"] = f"{type(e).__name__}: {e}"
+        return report
+    report["states"] = result.stats.distinct
+    report["exhaustive"] = result.exhaustive
+    report["ok"] = result.ok
+    report["outcomes"] = sorted(seen)
+    if result.violation is not None:
+        v = result.violation
+        report["invariant"] = v.invariant
+        report["reason"] = v.reason
+        report["steps"] = result.counterexample()["steps"]
+    return report
+
+
+def failing_run_text(report: dict[str, Any]) -> str:
+    """The report's failing run as numbered lines, and what breaks at its end."""
+    lines = [f"  {k}. {describe_step(step)}" for k, step in enumerate(report["steps"], 1)]
+    return "\n".join([*lines, f"  then: {report['reason']}"])
+
+
+def search_difference(got: dict[str, Any], want: dict[str, Any], what: str) -> str | None:
+    """Where the learner's search report ``got`` departs from the engine's ``want`` (same
+    system), with the shortest failing run when there is one; None when they agree."""
+    if got.get("error"):
+        return f"every interleaving of {what}: the search stopped: {got['error']}"
+    if not got.get("ok") and got.get("steps"):
+        return (
+            f"every interleaving of {what}: '{got['invariant']}' breaks. The shortest run "
+            f"that breaks it ({len(got['steps'])} steps):\n{failing_run_text(got)}\n"
+            "Open it in the explorer with explore_failing_run(YourClass) in the notebook."
+        )
+    if not got.get("exhaustive"):
+        return (
+            f"every interleaving of {what}: the search did not finish within "
+            f"{MAX_STATES:,} states (the engine's class needs {want['states']:,}); do "
+            "markers keep causing more markers?"
+        )
+    mine, theirs = set(got.get("outcomes", ())), set(want["outcomes"])
+    if mine != theirs:
+        extra = sorted(mine - theirs)
+        missing = sorted(theirs - mine)
+        shown = f"one your class records: {extra[0]}" if extra else f"one missing: {missing[0]}"
+        return (
+            f"every interleaving of {what}: your class ends with snapshots the engine's "
+            f"never records ({len(extra)} such end states, {len(missing)} of the engine's "
+            f"missing); {shown}"
+        )
+    return None
