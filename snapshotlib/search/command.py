@@ -185,15 +185,17 @@ def steps_text(result: SearchResult) -> list[str]:
     if v is None:
         return []
     steps = counterexample_scenario(v, result.system)["steps"]
-    return [f"{k:3}. {describe_step(step)}" for k, step in enumerate(steps, start=1)]
+    control = v.sim.algorithm.control_kind
+    return [f"{k:3}. {describe_step(step, control)}" for k, step in enumerate(steps, start=1)]
 
 
-def describe_step(step: dict[str, Any]) -> str:
-    """A scenario step as a line of text."""
+def describe_step(step: dict[str, Any], control: str = "marker") -> str:
+    """A scenario step as a line of text (``control``: what the algorithm's control
+    messages are called, a marker or a barrier)."""
     do = step["do"]
     if do == "deliver":
         what = f" {step['msg']}" if "msg" in step else ""
-        what = f" the marker of {step['marker']}" if "marker" in step else what
+        what = f" the {control} of {step['marker']}" if "marker" in step else what
         return f"{step['to']} receives{what} from {step['from']}"
     if do == "send":
         label = f" {step['label']}" if "label" in step else ""

@@ -131,10 +131,11 @@ def algorithm_key(sim: Simulator, records: list[tuple[str, SnapshotRecord]]) -> 
 
     Chandy–Lamport's state is its records and which channels record which snapshot;
     Lai–Yang's its records, the messages each channel delivered and the counts its
-    markers carried. For
-    any other algorithm, every attribute is read as it is (records by content); other
-    attributes may hold message ids, so the key then also holds every message the run
-    sent, in id order, which keeps such ids meaningful (fewer states merge; none wrongly).
+    markers carried. For any other algorithm, the attributes the engine's base classes
+    and the exercises' skeletons use are read by meaning (which channels record which
+    snapshot; messages by content); any other attribute is read as it is, and as it may
+    hold message ids, the key then also holds every message the run sent, in id order,
+    which keeps such ids meaningful (fewer states merge; none wrongly).
     """
     algorithm = sim.algorithm
     recs = tuple(_record_key(rec, sim, records) for _, rec in records)
@@ -151,11 +152,54 @@ def algorithm_key(sim: Simulator, records: list[tuple[str, SnapshotRecord]]) -> 
             (sid, frozenset(counts.items())) for sid, counts in algorithm._expected.items()
         )
         return (recs, arrived, expected)
-    rest = {k: v for k, v in vars(algorithm).items() if k not in ("_host", "records", "listening")}
+    known: list[Hashable] = []
+    unknown: dict[str, Any] = {}
+    for name, value in vars(algorithm).items():
+        if name in ("_host", "records", "listening"):
+            continue
+        if name in _RECORDING_LISTS and _is_recording_list(value):
+            # per channel, snapshot id -> the record's list for that channel: which
+            # channels record which snapshot (the lists are the records' own)
+            known.append((name, frozenset((ch, sid) for ch, d in enumerate(value) for sid in d)))
+        elif name in _ID_LISTS and isinstance(value, dict):
+            known.append(
+                (name, frozenset((sid, _named(sim, ids, records)) for sid, ids in value.items()))
+            )
+        elif name in _NO_IDS:
+            known.append((name, freeze(value)))
+        else:
+            unknown[name] = value
+    if not unknown:
+        return (recs, tuple(known))
     table = tuple(
         (m.kind, m.label, freeze(m.payload), m.tag, m.channel) for m in sim.trace.messages
     )
-    return (recs, freeze(rest), table)
+    return (recs, tuple(known), freeze(unknown), table)
+
+
+#: attributes read by meaning, whatever the class (the engine's base classes and the
+#: exercises' skeletons use these names): per channel, snapshot id -> a record's list
+_RECORDING_LISTS = frozenset({"_recording", "recording", "_logging"})
+#: snapshot id -> message ids
+_ID_LISTS = frozenset({"crossed"})
+#: hold no message ids: channel numbers, processes, counters
+_NO_IDS = frozenset({"arrived", "back", "regular", "_markers_seen", "_discarded", "_abandoned"})
+
+
+def _named(sim: Simulator, ids: Any, records: list[tuple[str, SnapshotRecord]]) -> Hashable:
+    """Messages of any channels, in order, each by its channel and content."""
+    messages = sim.trace.messages
+    channels = sim.network.channels
+    return tuple(
+        (messages[m].channel, content(messages[m], channels[messages[m].channel].src, records))
+        for m in ids
+    )
+
+
+def _is_recording_list(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(d, dict) and all(isinstance(v, list) for v in d.values()) for d in value
+    )
 
 
 def fast_key(algorithm: SnapshotAlgorithm) -> bool:

@@ -59,6 +59,78 @@ DRIVER = f"{__name__}:run_job"
 LIMIT = 5000
 
 
+SEARCH_DRIVER = f"{__name__}:search_job"
+
+
+def public_search() -> dict[str, Any]:
+    """The job the public test searches: word count, one record per source."""
+    from ...dataflow import word_count
+
+    return {"flow": graph_data(word_count(records=1))}
+
+
+def hidden_searches() -> list[dict[str, Any]]:
+    """The jobs the hidden test searches: word count with two records per source, a
+    random DAG, and a small cycle."""
+    from ...dataflow import iteration, random_dag, word_count
+
+    return [
+        {"flow": graph_data(word_count(records=2))},
+        {"flow": graph_data(random_dag(1, records=1))},
+        {"flow": graph_data(iteration(records=2, keys=2, hops=1))},
+    ]
+
+
+def search_system(answer_class: Any, recipe: dict[str, Any]) -> Any:
+    """Every schedule of the recipe's job (``"flow"``: :func:`graph_data`): each source
+    reads its records whenever the search likes, deliveries in any order, and one
+    checkpoint ``c1`` injected at every source (each at a moment of its own)."""
+    from ...actions import Internal
+    from ...dataflow.app import DataflowApp
+    from ...search import SnapshotPlan, System
+
+    flow = flow_of(recipe["flow"])
+    sources = tuple(op.name for op in flow.operators if op.name in flow.sources)
+    programs = {
+        op.name: tuple(Internal(op.name, "read") for _ in op.records)
+        for op in flow.operators
+        if op.name in sources
+    }
+    return System(
+        flow.network(),
+        DataflowApp(flow, 200),
+        {},
+        answer_class,
+        programs=programs,
+        snapshots=(SnapshotPlan("c1", sources, "all"),),
+        name="the job",
+    )
+
+
+def search_job(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
+    """Search every interleaving of the recipe's job (:func:`search_system`) under
+    ``answer_class``; the report of :func:`.searching.search_report`."""
+    from .searching import search_report
+
+    if not isinstance(answer_class, type):
+        return {"error": f"{answer_class!r} is not a class", "ok": False, "steps": []}
+    return search_report(search_system(answer_class, recipe))
+
+
+def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None) -> Any:
+    """In the notebook: the shortest schedule of the recipe's job (the public test's by
+    default) whose checkpoint under ``answer_class`` is not a consistent cut (or breaks
+    another invariant), opened in the explorer; a line saying so when none does."""
+    from ...search import search
+    from ...widgets import Explorer
+
+    result = search(search_system(answer_class, recipe or public_search()))
+    if result.violation is None:
+        return f"every interleaving holds ({result.stats.distinct:,} states)"
+    print(f"{result.violation.invariant}: {result.violation.reason}")
+    return Explorer(result.violation.sim)
+
+
 def graph_data(flow: Any) -> dict[str, Any]:
     """A :class:`~snapshotlib.dataflow.Dataflow` as plain data (for a recipe)."""
     return {

@@ -47,6 +47,7 @@ def search_report(system: System, max_states: int = MAX_STATES) -> dict[str, Any
         "steps": [],
         "states": 0,
         "outcomes": [],
+        "control": "marker",
     }
     seen: set[str] = set()
 
@@ -62,6 +63,9 @@ def search_report(system: System, max_states: int = MAX_STATES) -> dict[str, Any
         report["error"] = f"{type(e).__name__}: {e}"
         return report
     report["states"] = result.stats.distinct
+    report["control"] = (
+        str(result.violation.sim.algorithm.control_kind) if result.violation else "marker"
+    )
     report["exhaustive"] = result.exhaustive
     report["ok"] = result.ok
     report["outcomes"] = sorted(seen)
@@ -75,7 +79,8 @@ def search_report(system: System, max_states: int = MAX_STATES) -> dict[str, Any
 
 def failing_run_text(report: dict[str, Any]) -> str:
     """The report's failing run as numbered lines, and what breaks at its end."""
-    lines = [f"  {k}. {describe_step(step)}" for k, step in enumerate(report["steps"], 1)]
+    control = str(report.get("control", "marker"))
+    lines = [f"  {k}. {describe_step(step, control)}" for k, step in enumerate(report["steps"], 1)]
     return "\n".join([*lines, f"  then: {report['reason']}"])
 
 
