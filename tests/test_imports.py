@@ -44,6 +44,7 @@ CORE = [
     "algorithms",
     "checks",
     "formats",
+    "search",
 ]
 #: snapshotlib parts the core may not import (they sit on top of it)
 ADAPTERS = ("viz", "widgets", "spark", "cli", "live")

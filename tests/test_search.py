@@ -309,3 +309,36 @@ def test_a_bad_search_section_is_named(section: dict[str, Any], expected: str) -
 def test_an_unknown_invariant_is_refused_with_the_known_ones() -> None:
     with pytest.raises(ValueError, match="expected some of consistent"):
         search(three(fifo=True), ["consistant"])
+
+
+def test_a_class_of_your_own_reaches_the_end_states_of_the_engines() -> None:
+    """A copy of the engine's class that the search cannot recognise (so it is copied and
+    keyed the generic way, with no reduction) ends in exactly the engine's snapshots."""
+    from snapshotlib.course.exercises.searching import outcome
+
+    class Mine(ChandyLamport):
+        local_actions = False
+
+    for fifo in (True, False):
+        ends: dict[str, set[str]] = {}
+        for cls in (ChandyLamport, Mine):
+            seen: set[str] = set()
+            system = System(**{**three(fifo=fifo).__dict__, "algorithm": cls})
+            search(system, [Invariant("end", lambda sim: seen.add(repr(outcome(sim))))],
+                   reduction=False)  # fmt: skip
+            ends[cls.__name__] = seen
+        assert ends["Mine"] == ends["ChandyLamport"] and ends["Mine"]
+
+
+def test_runs_are_counted_as_a_brute_force_walk_counts_them() -> None:
+    net = Network(["P1", "P2"])
+    system = System(net, "tokens", {"P1": 1, "P2": 1}, ChandyLamport,
+                    programs=each_sends(net, "tokens", 1),
+                    snapshots=(SnapshotPlan("s1", ("P1",)),))  # fmt: skip
+    s = explore._Search(system, ("consistent",), False, None, False, None, True)
+
+    def walk(node: explore._Node) -> int:
+        kids = [k for m in s.moves(node) if isinstance(k := s.child(node, m), explore._Node)]
+        return 1 if not kids else sum(walk(k) for k in kids)
+
+    assert search(system, count_runs=True).stats.runs == walk(s.root) == 102
