@@ -905,3 +905,39 @@ def test_when_the_first_view_draws_the_whole_figure_is_sent_once_as_changes() ->
     view._js2py_layoutDelta = {"layout_delta": {}, "layout_edit_id": 0}  # its next report
     view._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": 1}
     assert sent == [], "once only"
+
+
+# ====================================================== search counterexamples
+def test_a_search_counterexample_steps_through_the_explorer_and_the_stepper() -> None:
+    """The shortest non-FIFO run that breaks Chandy–Lamport, as the search hands it
+    over: the Explorer steps through it to the broken snapshot, the CommutationStepper
+    reorders it, and a learner's class is replayed from the violation's own run."""
+    from snapshotlib.algorithms import ChandyLamport
+    from snapshotlib.checks import check_snapshot
+    from snapshotlib.course.exhaustive import three_processes
+    from snapshotlib.course.exercises.ex02 import explore_failing_run
+    from snapshotlib.search import search
+    from snapshotlib.widgets import CommutationStepper
+
+    result = search(three_processes(fifo=False))
+    assert result.violation is not None
+    ex = Explorer(result.scenario())
+    while ex.step_once():
+        pass
+    assert len(ex.sim.trace.actions) == result.violation.depth
+    assert ex.sim.snapshot("s1").complete
+    assert not check_snapshot(ex.sim, "s1").ok
+    stepper = CommutationStepper(result.scenario())
+    assert stepper.result.holds  # the cut is consistent; the recorded channel is not
+
+    class Forgetful(ChandyLamport):  # records nothing on its channels
+        def on_app_receive(self, channel: int, message: int) -> None:
+            return None
+
+    opened = explore_failing_run(Forgetful)
+    assert isinstance(opened, Explorer)
+    assert opened.sim.trace.actions == []  # rewound, ready to take again
+    redo = opened.button("Redo")
+    redo.click()
+    redo.click()
+    assert len(opened.sim.trace.actions) == 2

@@ -146,11 +146,13 @@ def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None)
     from ...search import search
     from ...widgets import Explorer
 
+    from .searching import rewound
+
     result = search(search_system(answer_class, recipe or PUBLIC_SEARCH))
     if result.violation is None:
         return f"every interleaving holds ({result.stats.distinct:,} states)"
     print(f"{result.violation.invariant}: {result.violation.reason}")
-    return Explorer(result.violation.sim)
+    return rewound(Explorer(result.violation.sim))
 
 
 def _error_hint(error: str) -> str:

@@ -124,11 +124,13 @@ def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None)
     from ...search import search
     from ...widgets import Explorer
 
+    from .searching import rewound
+
     result = search(search_system(answer_class, recipe or public_search()))
     if result.violation is None:
         return f"every interleaving holds ({result.stats.distinct:,} states)"
     print(f"{result.violation.invariant}: {result.violation.reason}")
-    return Explorer(result.violation.sim)
+    return rewound(Explorer(result.violation.sim))
 
 
 def graph_data(flow: Any) -> dict[str, Any]:

@@ -77,6 +77,18 @@ def search_report(system: System, max_states: int = MAX_STATES) -> dict[str, Any
     return report
 
 
+def rewound(explorer: Any) -> Any:
+    """``explorer`` (opened on a failing run) taken back to its start, so that **Redo**
+    takes the run's actions one at a time."""
+    while explorer.sim.undo():
+        pass
+    explorer.refresh()
+    explorer._say(
+        f"the failing run, rewound: press Redo to take its {len(explorer.sim._redo)} actions"
+    )
+    return explorer
+
+
 def failing_run_text(report: dict[str, Any]) -> str:
     """The report's failing run as numbered lines, and what breaks at its end."""
     control = str(report.get("control", "marker"))
