@@ -914,16 +914,16 @@ def test_a_search_counterexample_steps_through_the_explorer_and_the_stepper() ->
     reorders it, and a learner's class is replayed from the violation's own run."""
     from snapshotlib.algorithms import ChandyLamport
     from snapshotlib.checks import check_snapshot
-    from snapshotlib.course.exhaustive import three_processes
     from snapshotlib.course.exercises.ex02 import explore_failing_run
+    from snapshotlib.course.exhaustive import three_processes
     from snapshotlib.search import search
     from snapshotlib.widgets import CommutationStepper
 
     result = search(three_processes(fifo=False))
     assert result.violation is not None
     ex = Explorer(result.scenario())
-    while ex.step_once():
-        pass
+    for _ in range(result.violation.depth):  # the run's steps, as written
+        assert ex.step_once()
     assert len(ex.sim.trace.actions) == result.violation.depth
     assert ex.sim.snapshot("s1").complete
     assert not check_snapshot(ex.sim, "s1").ok

@@ -145,7 +145,6 @@ def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None)
     line saying so when every interleaving holds."""
     from ...search import search
     from ...widgets import Explorer
-
     from .searching import rewound
 
     result = search(search_system(answer_class, recipe or PUBLIC_SEARCH))

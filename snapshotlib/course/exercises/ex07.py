@@ -123,7 +123,6 @@ def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None)
     another invariant), opened in the explorer; a line saying so when none does."""
     from ...search import search
     from ...widgets import Explorer
-
     from .searching import rewound
 
     result = search(search_system(answer_class, recipe or public_search()))
