@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from snapshotlib import Network, Simulator
 from snapshotlib.algorithms import ChandyLamport, LaiYang, SnapshotAlgorithm
 from snapshotlib.checks.verdict import snapshot_verdict
+from snapshotlib.course.exhaustive import three_processes
 from snapshotlib.formats.scenario import load_scenario, parse_scenario, run_scenario
 from snapshotlib.formats.shiviz import to_shiviz
 from snapshotlib.search import (
@@ -36,16 +37,8 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 
 
 def three(fifo: bool, sends: int = 1, algorithm: Any = ChandyLamport) -> System:
-    net = Network(["P1", "P2", "P3"], fifo=fifo)
-    return System(
-        net,
-        "tokens",
-        {p: 3 for p in net.processes},
-        algorithm,
-        programs=each_sends(net, "tokens", sends),
-        snapshots=(SnapshotPlan("s1", net.processes),),
-        name="three",
-    )
+    """Three processes, 2 tokens each, each sending ``sends``, one snapshot by anyone."""
+    return three_processes(fifo, algorithm, sends)
 
 
 def without_depth(states: dict[Any, frozenset[str]]) -> dict[Any, frozenset[str]]:
@@ -242,7 +235,7 @@ def test_a_handler_that_raises_stops_the_run_and_is_reported() -> None:
 
 def test_a_predicate_of_your_own_is_checked() -> None:
     def p1_keeps_its_tokens(sim: Simulator) -> bool | str:
-        return sim.states["P1"] >= 3 or f"P1 holds {sim.states['P1']}"
+        return sim.states["P1"] >= 2 or f"P1 holds {sim.states['P1']}"
 
     result = search(three(fifo=True), [Invariant("p1", p1_keeps_its_tokens, at="every")])
     assert result.violation is not None
