@@ -941,3 +941,5 @@ def test_a_search_counterexample_steps_through_the_explorer_and_the_stepper() ->
     redo.click()
     redo.click()
     assert len(opened.sim.trace.actions) == 2
+    opened.button("Reset").click()  # a new run of the same class
+    assert opened.sim.trace.actions == [] and isinstance(opened.sim.algorithm, Forgetful)

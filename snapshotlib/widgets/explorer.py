@@ -463,6 +463,7 @@ def _replayer(sim: Simulator) -> Any:
     def fresh() -> Simulator:
         if first:
             return first.pop()
-        return Simulator(network, app, initial, algorithm)
+        # a new instance: the given run's own is bound to that run
+        return Simulator(network, app, initial, algorithm.fresh())
 
     return fresh
