@@ -336,6 +336,7 @@ class Node:
             kept.pop(snapshot_id, None)
         self._tick()
         self._write({"i": self.host.note(), "kind": "discard", "snapshot": snapshot_id})
+        self.log.flush()  # on disk before the cleanup is answered: a reader may look now
         self.host.algorithm.discard(snapshot_id)
         print(f"{self.me}: abandoned {snapshot_id}: {reason}", file=sys.stderr)
         return held, freed, size
