@@ -292,7 +292,10 @@ def create_app(
 
         initiate = initiate_over_grpc
     start: Initiate = initiate
-    membership = Membership(spec.ids, spec.heartbeat_timeout_ms / 1000)
+    timeout_s = spec.heartbeat_timeout_ms / 1000
+    # a monitor's look later than this is the controller's own stall (membership.py):
+    # at least a few of its periods, so a merely late look still counts the silence
+    membership = Membership(spec.ids, timeout_s, stall_s=max(timeout_s / 4, 5 * MONITOR_EVERY_S))
     health_of: Health = health or _membership_health(membership)
     calls = _NodeCalls(cleanup, restore, resume, crash)
     controller = _Controller(spec, Registry(registry_url), Journal(journal))

@@ -8,6 +8,13 @@ of it (a process restarted after a crash, with a new process id). Every leave an
 is a membership change, and a snapshot in progress across one is cancelled: its markers
 may never reach the node that left, and a node that joined holds no state of it.
 
+Silence is counted only while the controller was listening: when the controller itself
+stalls (a loaded machine, a pause of its own), heartbeats queue up unread, and a
+detector that woke from the stall and counted it against the nodes would make every
+node leave at once. So a stall of the controller's (a gap between two looks much longer
+than the monitor's period) is forgiven every node, as failure detectors that watch for
+their own pauses do; a node that is really gone is still found out one timeout later.
+
 The view is one process's and needs the controller up: what the system-design text's
 gossip membership (Consul, Serf) adds is that every node holds this view, spreads it
 peer to peer, and agrees on it without a single controller to ask. Standard library only.
@@ -49,10 +56,16 @@ class Membership:
     arrive in worker threads, the monitor runs on the event loop).
     """
 
-    def __init__(self, node_ids: tuple[str, ...], timeout_s: float) -> None:
+    def __init__(
+        self, node_ids: tuple[str, ...], timeout_s: float, *, stall_s: float | None = None
+    ) -> None:
         self.timeout_s = timeout_s
+        #: a gap between two looks longer than this is the controller's own stall
+        #: (default: a quarter of the timeout)
+        self.stall_s = timeout_s / 4 if stall_s is None else stall_s
         self._members = {n: Member(n) for n in node_ids}
         self._lock = threading.Lock()
+        self._last_look: float | None = None
 
     def beat(self, beat: dict[str, Any], now: float) -> list[str]:
         """Take one heartbeat; the membership changes it makes, described."""
@@ -77,9 +90,19 @@ class Membership:
             return changes
 
     def expire(self, now: float) -> list[str]:
-        """Nodes silent for longer than the timeout leave; the changes, described."""
+        """Nodes silent for longer than the timeout leave; the changes, described.
+
+        Called periodically; a gap since the last call longer than ``stall_s`` was the
+        controller's stall, not the nodes' silence (see the module docstring).
+        """
         changes = []
         with self._lock:
+            gap = 0.0 if self._last_look is None else now - self._last_look
+            self._last_look = now
+            if gap > self.stall_s:
+                for member in self._members.values():
+                    if member.last_seen is not None:
+                        member.last_seen = max(member.last_seen, min(now, member.last_seen + gap))
             for member in self._members.values():
                 if member.left or member.last_seen is None:
                     continue

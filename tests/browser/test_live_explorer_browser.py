@@ -35,8 +35,10 @@ CELLS = [
     "from snapshotlib.live.cluster import LiveCluster\n"
     "from snapshotlib.widgets import LiveExplorer",
     "folder = tempfile.TemporaryDirectory(prefix='browser-live-')\n"
+    # beats often, so the crashed node's restart is seen at once; a long timeout, so a
+    # loaded machine never has a node taken for gone (the crash is seen by the restart)
     "cluster = LiveCluster(3, rate=30.0, workdir=folder.name, heartbeat_ms=200,\n"
-    "                      heartbeat_timeout_ms=2000)\n"
+    "                      heartbeat_timeout_ms=30000)\n"
     "cluster.start()\n"
     "explorer = LiveExplorer(cluster, every_s=0.5)\n"
     "explorer",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,3 +34,14 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def completed(cluster: Any, snapshot_id: str, timeout: float = 60.0) -> dict[str, Any]:
+    """Wait for ``snapshot_id`` and assert it COMPLETED; its status. A snapshot that
+    FAILED fails the test with the controller's reason (a bare ``'FAILED' ==
+    'COMPLETED'`` says nothing of why)."""
+    status: dict[str, Any] = cluster.wait(snapshot_id, timeout=timeout)
+    assert status["status"] == "COMPLETED", (
+        f"{snapshot_id} {status['status']}: {status.get('error')}"
+    )
+    return status

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_support import alive, require_live
+from live_support import alive, completed, require_live
 
 require_live()
 
@@ -133,12 +133,12 @@ def test_a_bad_trigger_is_refused_naming_the_field_and_nothing_is_registered(
 def test_the_registry_keeps_the_snapshots_when_the_controller_restarts(tmp_path: Path) -> None:
     with LiveCluster(3, rate=50.0, workdir=tmp_path) as cluster:
         sid = cluster.trigger("P2")
-        before = cluster.wait(sid)
-        assert before["status"] == "COMPLETED"
+        before = completed(cluster, sid)
     with LiveCluster(3, rate=50.0, workdir=tmp_path) as restarted:
         assert restarted.status(sid) == before
         later = restarted.trigger("P1")
-        assert later != sid and restarted.wait(later)["status"] == "COMPLETED"
+        assert later != sid
+        completed(restarted, later)
         # each is checked against the logs of the run that took it
         assert restarted.check(later).ok
         assert restarted.check(sid).ok, restarted.check(sid).reason
@@ -156,7 +156,7 @@ def test_out_of_band_markers_make_inconsistent_snapshots_that_the_check_names(
         taken = [cluster.trigger("P1"), cluster.trigger("P2")]
         checks = []
         for sid in taken:
-            assert cluster.wait(sid)["status"] == "COMPLETED"
+            completed(cluster, sid)
             checks.append(cluster.check(sid))
         # the replay takes the very messages the nodes took, and so records what they did
         assert all(c.same_as_engine for c in checks), [c.differences for c in checks]
@@ -212,7 +212,7 @@ def test_a_forged_marker_call_is_refused_and_the_node_goes_on(tmp_path: Path, ma
             assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
         assert all(h is not None for h in cluster.health().values())
         sid = cluster.trigger("P1")
-        assert cluster.wait(sid)["status"] == "COMPLETED"
+        completed(cluster, sid)
         assert "s" not in {
             s["snapshot_id"] for s in cluster.request("GET", "/v1/snapshots")["snapshots"]
         }
@@ -245,4 +245,4 @@ def test_a_cluster_starts_from_any_folder(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.delenv("PYTHONPATH", raising=False)
     with LiveCluster(2, rate=20.0, workdir=tmp_path / "c") as cluster:
         sid = cluster.trigger("P1")
-        assert cluster.wait(sid)["status"] == "COMPLETED"
+        completed(cluster, sid)

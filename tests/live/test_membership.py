@@ -1,0 +1,56 @@
+"""The controller's membership view, on its own (no processes): who is up, who left,
+and a stall of the controller's own that is not taken for the nodes' silence.
+
+Times are the caller's (plain numbers here), so nothing waits."""
+
+from __future__ import annotations
+
+from snapshotlib.live.membership import DOWN, UNKNOWN, UP, Membership
+
+
+def beat(node: str, incarnation: str = "a", **more: object) -> dict[str, object]:
+    return {"node_id": node, "incarnation": incarnation, **more}
+
+
+def test_a_node_silent_past_the_timeout_leaves_and_a_new_incarnation_joins() -> None:
+    view = Membership(("P1", "P2"), timeout_s=2.0)
+    assert view.health() == {"P1": UNKNOWN, "P2": UNKNOWN}
+    assert view.beat(beat("P1"), now=0.0) == []  # a first heartbeat is no change
+    assert view.beat(beat("P2"), now=0.0) == []
+    for t in (0.5, 1.0, 1.5, 2.0):  # the monitor looks often; P2 goes on beating
+        view.beat(beat("P2"), now=t)
+        assert view.expire(t) == []
+    assert view.expire(2.1) == ["P1 left (no heartbeat for 2.1 s)"]
+    assert view.health() == {"P1": DOWN, "P2": UP}
+    assert view.beat(beat("P1", "b"), now=2.2) == ["P1 joined (restarted)"]
+    assert view.beat(beat("P2", leaving=True), now=2.2) == ["P2 left (it is stopping)"]
+
+
+def test_a_stall_of_the_controller_is_not_counted_as_the_nodes_silence() -> None:
+    view = Membership(("P1", "P2"), timeout_s=2.0)
+    view.beat(beat("P1"), now=0.0)
+    view.beat(beat("P2"), now=0.0)
+    assert view.expire(0.1) == []
+    # the controller hears nothing for 5 s because it did not run (its heartbeats queue
+    # up unread): waking, it does not let everyone go
+    assert view.expire(5.1) == []
+    assert view.health() == {"P1": UP, "P2": UP}
+    # the queued heartbeat of P2 is read; P1 is really gone, and is found out once it
+    # has been silent for the timeout while the controller was listening
+    view.beat(beat("P2"), now=5.15)
+    for t in (5.2, 5.6, 6.0, 6.4, 6.8):
+        view.beat(beat("P2"), now=t)
+        assert view.expire(t) == []
+    assert view.expire(7.2) == ["P1 left (no heartbeat for 2.2 s)"]  # 0.1 + 2.1
+    assert view.health() == {"P1": DOWN, "P2": UP}
+
+
+def test_silence_before_a_stall_still_counts() -> None:
+    view = Membership(("P1",), timeout_s=2.0)
+    view.beat(beat("P1"), now=0.0)
+    for t in (0.4, 0.8, 1.2, 1.6):
+        assert view.expire(t) == []
+    # 1.6 s silent when the controller stalls for 10 s: 0.5 s more after it wakes
+    assert view.expire(11.6) == []
+    assert view.expire(11.9) == []
+    assert view.expire(12.2) == ["P1 left (no heartbeat for 2.2 s)"]
