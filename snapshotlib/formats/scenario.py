@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -134,16 +135,30 @@ def load_scenario(path: str | Path) -> Scenario:
     return parse_scenario(data, source=str(path))
 
 
+def reject_unknown_fields(
+    data: Mapping[str, Any],
+    allowed: AbstractSet[str],
+    where: str,
+    *,
+    expected: str = "allowed:",
+    shown: AbstractSet[str] | None = None,
+) -> None:
+    """A :class:`ScenarioError` naming ``where`` and the fields of ``data`` that are not
+    ``allowed`` (a misspelt field is a mistake to say, not to ignore), with the fields
+    that are (``shown``, default: ``allowed``)."""
+    unknown = set(data) - set(allowed)
+    if unknown:
+        raise ScenarioError(
+            f"{where}: unknown field(s) {', '.join(sorted(unknown))}; "
+            f"{expected} {', '.join(sorted(allowed if shown is None else shown))}"
+        )
+
+
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     """Validate a decoded scenario document."""
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: expected a JSON object at the top level")
-    unknown = set(data) - _TOP_FIELDS
-    if unknown:
-        raise ScenarioError(
-            f"{source}: unknown field(s) {', '.join(sorted(unknown))}; "
-            f"expected some of {', '.join(sorted(_TOP_FIELDS))}"
-        )
+    reject_unknown_fields(data, _TOP_FIELDS, source, expected="expected some of")
     processes = data.get("processes")
     if not isinstance(processes, list) or not processes:
         raise ScenarioError(f"{source}: field 'processes' must be a non-empty list of names")
@@ -211,12 +226,7 @@ def parse_step(step: Any, number: int, net: Network, source: str) -> Action | Ru
     missing = required - set(step)
     if missing:
         raise ScenarioError(f"{where}: missing field(s) {', '.join(sorted(missing))}")
-    extra = set(step) - required - optional - {"do"}
-    if extra:
-        raise ScenarioError(
-            f"{where}: unknown field(s) {', '.join(sorted(extra))}; "
-            f"allowed: {', '.join(sorted(required | optional))}"
-        )
+    reject_unknown_fields(step, required | optional | {"do"}, where, shown=required | optional)
     for key in ("at", "from", "to"):
         if key in step and step[key] not in net.processes:
             raise ScenarioError(

@@ -37,7 +37,14 @@ from typing import Any
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
 from ..algorithms.base import SnapshotAlgorithm
 from ..apps import Application, make_app
-from ..formats.scenario import RunStep, Scenario, ScenarioError, parse_step, step_action
+from ..formats.scenario import (
+    RunStep,
+    Scenario,
+    ScenarioError,
+    parse_step,
+    reject_unknown_fields,
+    step_action,
+)
 from ..model import Network
 from ..simulator import ActionError, Simulator
 
@@ -147,12 +154,9 @@ def system_of_scenario(
             [s for s in scenario.steps if not isinstance(s, (Deliver, RunStep))], scenario.network
         )
         return System(**common, programs=programs, depth=depth)  # type: ignore[arg-type]
-    unknown = set(section) - _SEARCH_FIELDS
-    if unknown:
-        raise ScenarioError(
-            f"{source}: field 'search': unknown field(s) {', '.join(sorted(unknown))}; "
-            f"expected some of {', '.join(sorted(_SEARCH_FIELDS))}"
-        )
+    reject_unknown_fields(
+        section, _SEARCH_FIELDS, f"{source}: field 'search'", expected="expected some of"
+    )
     if any(isinstance(s, RunStep) for s in scenario.steps):
         raise ScenarioError(
             f"{source}: a scenario with a 'search' section may not have 'run' steps: its "
@@ -230,12 +234,7 @@ def _plans(
         where = f"{source}: search.snapshots entry {k}"
         if not isinstance(plan, dict):
             raise ScenarioError(f'{where}: expected an object like {{"id": "s1", "at": "any"}}')
-        unknown = set(plan) - _PLAN_FIELDS
-        if unknown:
-            raise ScenarioError(
-                f"{where}: unknown field(s) {', '.join(sorted(unknown))}; "
-                f"allowed: {', '.join(sorted(_PLAN_FIELDS))}"
-            )
+        reject_unknown_fields(plan, _PLAN_FIELDS, where)
         at = plan.get("at", "any")
         if at == "any":
             at = list(network.processes)
