@@ -198,3 +198,58 @@ def test_answers_of_another_learner_do_not_score(
     other.write_text(json.dumps(nb))
     scores = graded_scores(other, built[name]["zip"])
     assert sum(scores.values()) < sum(expected(name)["full_marks"].values())
+
+
+# ------------------------------------------------------- forged search reports
+#
+# Exercise 2's searches run the learner's class in the sandbox and send back a report,
+# which the grader compares with the engine's. A submission may replace the function
+# that makes the report (here in the cell after its class, which the static delegation
+# check does not read): whatever it sends back, it earns what its class earns.
+_FORGE = (
+    "\nimport snapshotlib.course.exercises.searching as searching\n"
+    "_real = searching.search_report\n"
+)
+FORGED_SEARCHES = {
+    # the engine's own class searched in place of the learner's: an exact report (its
+    # refusal also shows that the replaced function is the one the grader's calls reach)
+    "engine_in_place": _FORGE + "import dataclasses\n"
+    "from snapshotlib.algorithms.chandy_lamport import ChandyLamport\n"
+    "searching.search_report = lambda system, max_states=60_000: _real(\n"
+    "    dataclasses.replace(system, algorithm=ChandyLamport), max_states)\n",
+    # a made-up report for each search, in turn: all is well (with no outcome), and
+    # shapes the grader's comparison could trip over
+    "made_up": _FORGE + "import itertools\n"
+    "_lies = itertools.cycle([\n"
+    "    {'error': None, 'ok': True, 'exhaustive': True, 'invariant': None, 'reason': None,\n"
+    "     'steps': [], 'states': 1, 'outcomes': [], 'control': 'marker'},\n"
+    "    [1, 2], {'ok': True, 'exhaustive': True, 'outcomes': 5},\n"
+    "    {'error': None, 'ok': False, 'exhaustive': True, 'invariant': 'x', 'reason': 'y',\n"
+    "     'steps': [{'do': 5}, 'z'], 'states': 1, 'outcomes': [], 'control': 'marker'}])\n"
+    "searching.search_report = lambda system, max_states=60_000: next(_lies)\n",
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGED_SEARCHES))
+def test_a_forged_search_report_earns_nothing(
+    forgery: str, built: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    name = next(n for n in NAMES if n.startswith("02_"))
+    wrong = expected(name)["wrong_submission"]
+    answers = dict(wrong["answers"])
+    second = next(k for k in answers if not k.startswith("class MarkerRules"))
+    answers[second] += FORGED_SEARCHES[forgery]
+    submission = fill_in_as_solution(
+        EXERCISES / f"{name}.ipynb", answers, tmp_path / f"{name}.ipynb"
+    )
+    from snapshotlib.grading.runner import grade_one
+
+    result = grade_one(submission, built[name]["zip"])
+    assert result.status == "ok", result.detail
+    got = {t.test: t.score for t in result.scores}
+    if forgery == "engine_in_place":
+        # the engine's class ran while the learner's answer was being searched: refused
+        assert got == {**wrong["scores"], "q1": 0.0}
+        assert "ChandyLamport" in result.detail and "scores 0" in result.detail, result.detail
+    else:
+        assert got == wrong["scores"]

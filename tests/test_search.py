@@ -338,3 +338,32 @@ def test_runs_are_counted_as_a_brute_force_walk_counts_them() -> None:
         return 1 if not kids else sum(walk(k) for k in kids)
 
     assert search(system, count_runs=True).stats.runs == walk(s.root) == 102
+
+
+def test_an_exercise_report_that_is_not_a_search_report_is_said_to_be_so() -> None:
+    """The exercises' reports come back from the learner's process, which may replace
+    the code that makes them: a report of the wrong shape is a failure that says so,
+    never a crash of the grader's comparison."""
+    from snapshotlib.course.exercises.ex02 import PUBLIC_SEARCH, search_recipe
+    from snapshotlib.course.exercises.searching import search_difference
+
+    want = search_recipe(ChandyLamport, PUBLIC_SEARCH)
+    assert search_difference(want, want, "the ring") is None
+    forged = [
+        [1, 2],
+        {"ok": True, "exhaustive": True, "outcomes": 5},
+        {**want, "states": "many"},
+        {**want, "outcomes": [1]},
+        {**want, "ok": False, "steps": ["z"]},
+    ]
+    for report in forged:
+        said = search_difference(report, want, "the ring")
+        assert said is not None and "not the search's report" in said, (report, said)
+    # well formed, but with steps the search never writes: shown as they are
+    odd = {**want, "ok": False, "invariant": "x", "reason": "y", "steps": [{"do": 5}]}
+    said = search_difference(odd, want, "the ring")
+    assert said is not None and "1. {'do': 5}" in said and "'x' breaks" in said
+    # says all is well, with no outcome: not the engine's end states
+    liar = {**want, "outcomes": []}
+    said = search_difference(liar, want, "the ring")
+    assert said is not None and "missing" in said

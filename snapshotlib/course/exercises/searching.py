@@ -92,13 +92,57 @@ def rewound(explorer: Any) -> Any:
 def failing_run_text(report: dict[str, Any]) -> str:
     """The report's failing run as numbered lines, and what breaks at its end."""
     control = str(report.get("control", "marker"))
-    lines = [f"  {k}. {describe_step(step, control)}" for k, step in enumerate(report["steps"], 1)]
+    lines = []
+    for k, step in enumerate(report["steps"], 1):
+        try:
+            said = describe_step(step, control)
+        except (KeyError, TypeError):  # not a step the search writes: shown as it is
+            said = repr(step)[:200]
+        lines.append(f"  {k}. {said}")
     return "\n".join([*lines, f"  then: {report['reason']}"])
 
 
-def search_difference(got: dict[str, Any], want: dict[str, Any], what: str) -> str | None:
+#: the fields of a report and their types, as :func:`search_report` makes them
+_REPORT_TYPES: dict[str, type | tuple[type, ...]] = {
+    "error": (str, type(None)),
+    "ok": bool,
+    "exhaustive": bool,
+    "invariant": (str, type(None)),
+    "reason": (str, type(None)),
+    "steps": list,
+    "states": int,
+    "outcomes": list,
+    "control": str,
+}
+
+
+def malformed(report: Any) -> str | None:
+    """What is wrong with ``report`` as a :func:`search_report` (it comes back from the
+    learner's process, which may have replaced the function that makes it); None when it
+    has the fields and types one has. A driver that stopped early reports only an error."""
+    if not isinstance(report, dict):
+        return f"a {type(report).__name__}, not a report"
+    if isinstance(report.get("error"), str) and report["error"]:
+        return None
+    for name, kind in _REPORT_TYPES.items():
+        if not isinstance(report.get(name), kind):
+            return f"its field {name!r} is {report.get(name)!r}"
+    if not all(isinstance(o, str) for o in report["outcomes"]):
+        return "its outcomes are not all text"
+    if not all(isinstance(s, dict) for s in report["steps"]):
+        return "its steps are not all steps"
+    return None
+
+
+def search_difference(got: Any, want: dict[str, Any], what: str) -> str | None:
     """Where the learner's search report ``got`` departs from the engine's ``want`` (same
     system), with the shortest failing run when there is one; None when they agree."""
+    broken = malformed(got)
+    if broken is not None:
+        return (
+            f"every interleaving of {what}: what came back from your notebook's process is "
+            f"not the search's report ({broken}): was the grader's code replaced?"
+        )
     if got.get("error"):
         return f"every interleaving of {what}: the search stopped: {got['error']}"
     if not got.get("ok") and got.get("steps"):
