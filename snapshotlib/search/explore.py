@@ -208,14 +208,19 @@ class SearchResult:
         return "\n".join([head, *self.stats.lines()])
 
 
+_NOTHING: frozenset[Any] = frozenset()
+
+
 class _Node:
     """A state in the search: a run that reaches it, and the parts of its key."""
 
     __slots__ = (
         "algorithm",
         "audit",
+        "audit_key",
         "depth",
         "done",
+        "done_key",
         "names",
         "path",
         "pcs",
@@ -236,9 +241,13 @@ class _Node:
         path: tuple[Any, ...] | None,
         names: tuple[tuple[Content, ...], ...],
         algorithm: Hashable,
+        audit_key: Hashable,
+        done_key: Hashable,
     ) -> None:
         self.sim, self.pcs, self.plans, self.audit = sim, pcs, plans, audit
         self.done, self.depth, self.path = done, depth, path
+        #: the audit and the verdicts as the key has them (kept while they do not change)
+        self.audit_key, self.done_key = audit_key, done_key
         #: per channel, the contents of what is in flight (kept step by step)
         self.names = names
         #: the algorithm's part of the key (kept while the algorithm does not change)
@@ -310,6 +319,7 @@ class _Search:
         records = reds(start)
         audit = update_audit({}, start, records, 0, frozenset())
         self.fast = fast_key(start.algorithm)
+        self.fifo = system.network.fifo
         self.root = _Node(
             start,
             (0,) * len(self.procs),
@@ -320,6 +330,8 @@ class _Search:
             None,
             tuple(channel_names(start, ch, records) for ch in range(len(start.queues))),
             algorithm_key(start, records),
+            audit_key(audit, system.network.fifo),
+            frozenset(),
         )
 
     # -------------------------------------------------------------- moves
@@ -541,6 +553,8 @@ class _Search:
             (action, node.path),
             tuple(names),
             algorithm,
+            node.audit_key if audit is node.audit else audit_key(audit, self.fifo),
+            node.done_key if done is node.done else frozenset(done),
         )
 
     def unheard(self, sim: Simulator, action: Action) -> bool:
@@ -564,13 +578,13 @@ class _Search:
             node.depth if self.reduction else 0,
             node.pcs,
             node.plans,
-            tuple(freeze(sim.states[p]) for p in self.procs),
+            tuple([freeze(sim.states[p]) for p in self.procs]),
             node.names,
-            frozenset(sim.blocked),
-            frozenset(sim.paused),
+            frozenset(sim.blocked) if sim.blocked else _NOTHING,
+            frozenset(sim.paused) if sim.paused else _NOTHING,
             node.algorithm,
-            audit_key(node.audit, self.system.network.fifo),
-            frozenset(node.done),
+            node.audit_key,
+            node.done_key,
         )
 
     def amount_now(self, sim: Simulator) -> int:
