@@ -12,7 +12,6 @@ Tests that pin their own ``settings`` keep them whatever the profile.
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 
 import pytest
