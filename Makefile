@@ -5,7 +5,7 @@
 #   make test    lint, then pytest, in the lab environment (".[lab,dev]": the widget and
 #                browser tests need JupyterLab, ipywidgets, plotly); what CI runs.
 #                Two workers (TEST_WORKERS=1 for one); each file, and the browser,
-#                live and Spark suites, stay in one worker (tests/conftest.py)
+#                live and grading suites, stay in one worker (tests/conftest.py)
 #   make lab     JupyterLab on the course, opening lesson 00 (installs ".[lab,dev]")
 #   make bench   run every benchmarks/bench_*.py
 #   make notebooks  re-run the lessons, storing their outputs (no widget state)
@@ -98,7 +98,7 @@ lint: $(DEV_STAMP)
 # which make would then also try to rebuild in the same run.
 test: $(LAB_STAMP)
 	$(run_lint)
-	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadscope
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)

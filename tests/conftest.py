@@ -1,5 +1,5 @@
 """Shared pytest configuration: hypothesis profiles, and how ``make test`` shares the
-tests between its two workers (pytest-xdist, ``--dist loadgroup``).
+tests between its two workers (pytest-xdist; see :func:`pytest_xdist_make_scheduler`).
 
 ``ci`` (the default) makes every property test deterministic: examples are derived from
 the test itself (``derandomize``), nothing is read from or written to an example
@@ -12,7 +12,7 @@ Tests that pin their own ``settings`` keep them whatever the profile.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -22,18 +22,55 @@ settings.register_profile("explore", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-ROOT = Path(__file__).resolve().parents[1]
-#: suites that must run in one worker, in order: the browser walks share one JupyterLab;
-#: the live-lab tests their PostgreSQL and S3 servers; the Spark tests their session
-TOGETHER = ("tests/browser", "tests/live", "tests/spark")
+#: the suites that run in one worker, in order, each as one unit (a path prefix, or the
+#: files that make one suite): the browser walks share one JupyterLab; the live-lab
+#: tests their PostgreSQL and S3 servers; and every test that grades submissions, as
+#: those that look for a submission's processes left behind look machine-wide (the
+#: Spark tests are there too: they grade, and share one Spark session)
+TOGETHER: dict[str, tuple[str, ...]] = {
+    "browser": ("tests/browser/",),
+    "live": ("tests/live/",),
+    "grading": ("tests/spark/", "tests/test_grading.py", "tests/test_exercises.py"),
+}
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``-n`` (``make test``), a file's tests run in one worker, in order (a
-    notebook's cells share its kernel; a module's fixtures are made once), and each
-    suite of :data:`TOGETHER` in a single worker; without ``-n`` the marks do nothing."""
-    for item in items:
-        path = item.path.resolve()
-        where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
-        group = next((t for t in TOGETHER if where.startswith(t + "/")), where)
-        item.add_marker(pytest.mark.xdist_group(group))
+#: the units that take longest (about 11 and 9 minutes on two cores), started first
+LONGEST = ("grading", "browser")
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work of test ``nodeid`` under ``make test``'s two workers: its
+    :data:`TOGETHER` suite, else its file (a notebook's cells share its kernel; a
+    module's fixtures are made once)."""
+    path = nodeid.split("::", 1)[0]
+    for unit, prefixes in TOGETHER.items():
+        if path.startswith(prefixes):
+            return unit
+    return path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist (``make test``) hands out whole units (:func:`work_unit`): the
+    :data:`LONGEST` first, then the others by their count of tests, each to the worker
+    that is free. (Its own ``--dist loadgroup`` cannot keep a notebook's cells together:
+    it marks only plain test functions.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByUnit(LoadScopeScheduling):  # type: ignore[misc]
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            # the longest suites first, one to each worker: by their count of tests
+            # they would come late, and could land in one worker's queue together
+            if not self.ordered:
+                for unit in reversed(LONGEST):
+                    if unit in self.workqueue:
+                        self.workqueue.move_to_end(unit, last=False)
+                self.ordered = True
+            super()._assign_work_unit(node)
+
+    return ByUnit(config, log)
