@@ -1,6 +1,6 @@
 """``snapshotlib search``: exit 0 when every interleaving holds, 1 with the shortest
-counterexample (written as a scenario that replays), 2 on bad input, 130 on Ctrl-C with
-the statistics so far."""
+counterexample (written as a scenario that replays), 2 on bad input, 3 when it stopped at
+its limit of states, 130 on Ctrl-C with the statistics so far."""
 
 from __future__ import annotations
 
@@ -98,6 +98,22 @@ def test_no_reduction_and_a_depth_bound(tmp_path: Path) -> None:
     assert "no violation within the depth bound (4 actions)" in done.stdout
 
 
+def test_a_search_stops_at_its_limit_of_states_and_says_what_to_do() -> None:
+    """A state waiting to be expanded holds a whole run: a search that would fill the
+    memory stops at --max-states (100,000 by default) and says so, with exit 3."""
+    scenario = str(SCENARIOS / "concurrent-snapshots.json")  # millions of states whole
+    done = cli("search", scenario, "--max-states", "300")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "STOPPED after 300 states: no violation so far" in done.stdout
+    assert "not every schedule was checked" in done.stdout and "--depth" in done.stdout
+    doc = json.loads(cli("search", scenario, "--max-states", "300", "--json").stdout)
+    assert doc["limited"] is True and doc["exhaustive"] is False and doc["ok"] is True
+    # bounded by depth instead, the same scenario is searched whole
+    bounded = cli("search", scenario, "--depth", "3", "--quiet")
+    assert bounded.returncode == 0, bounded.stdout
+    assert "no violation within the depth bound (3 actions)" in bounded.stdout
+
+
 def test_bad_input_exits_2_with_one_line_naming_it(tmp_path: Path) -> None:
     cases = [
         (tmp_path / "missing.json", "cannot read"),
@@ -127,7 +143,7 @@ def test_ctrl_c_stops_with_the_statistics_so_far(tmp_path: Path) -> None:
     }
     scenario = str(write(tmp_path / "big.json", big))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "snapshotlib", "search", scenario],
+        [sys.executable, "-m", "snapshotlib", "search", scenario, "--max-states", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

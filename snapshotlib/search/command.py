@@ -1,8 +1,9 @@
 """``snapshotlib search SCENARIO.json``: every schedule of a scenario, checked.
 
 Exit codes: 0 when every interleaving reached satisfies the invariants, 1 with the
-shortest counterexample, 2 on bad input, 130 when interrupted (Ctrl-C; the statistics
-so far are printed).
+shortest counterexample, 2 on bad input, 3 when the search stopped at ``--max-states``
+without a violation (not every schedule was checked), 130 when interrupted (Ctrl-C;
+the statistics so far are printed).
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from .explore import BUILT_IN, Invariant, SearchResult, SearchStats, search
 from .system import system_of_scenario
 
 INTERRUPTED = 130
+#: the exit code of a search that stopped at its limit of states, with no violation
+LIMITED = 3
+#: states a search from the command line reaches at most, unless told otherwise: a
+#: state waiting to be expanded holds a whole run (about 2 GB per 100,000 states on the
+#: larger example scenarios), so an unbounded search of a big system would fill memory
+MAX_STATES = 100_000
 
 
 class SearchUsageError(ValueError):
@@ -35,11 +42,20 @@ def add_search_command(sub: Any) -> None:
         description=(
             "Explore every schedule of the scenario (see its 'search' section) breadth "
             "first and check the invariants in every state reached. Exit 0 when all "
-            "hold, 1 with the shortest run that breaks one, 2 on bad input."
+            "hold, 1 with the shortest run that breaks one, 2 on bad input, 3 when it "
+            "stopped at --max-states with no violation."
         ),
     )
     p.add_argument("scenario", help="scenario JSON file")
     p.add_argument("--depth", type=_whole, help="at most N actions after the prefix")
+    p.add_argument(
+        "--max-states",
+        type=_whole,
+        default=MAX_STATES,
+        metavar="N",
+        help=f"stop after N distinct states (default {MAX_STATES:,}; 0: no limit). Each "
+        "state waiting to be expanded holds a run in memory",
+    )
     p.add_argument(
         "--no-reduction",
         action="store_true",
@@ -128,6 +144,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         invariants,
         reduction=not args.no_reduction,
         progress=None if args.quiet else _progress,
+        max_states=args.max_states or None,
     )
     written = None
     if result.violation is not None and args.out:
@@ -138,8 +155,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps(result_document(result), indent=1))
     else:
         _print_text(result, written)
-    if result.interrupted and result.violation is None:
+    if result.violation is None and result.interrupted:
         return INTERRUPTED
+    if result.violation is None and result.limited:
+        return LIMITED
     return 0 if result.ok else 1
 
 
@@ -150,6 +169,7 @@ def result_document(result: SearchResult) -> dict[str, Any]:
         "ok": result.ok,
         "exhaustive": result.exhaustive,
         "interrupted": result.interrupted,
+        "limited": result.limited,
         "invariants": list(result.invariants),
         "stats": {
             "distinct": s.distinct,
@@ -209,6 +229,11 @@ def describe_step(step: dict[str, Any], control: str = "marker") -> str:
 def _print_text(result: SearchResult, written: str | None) -> None:
     print(result.summary())
     if result.violation is None:
+        if result.limited:
+            print(
+                "not every schedule was checked: bound the runs with --depth N, shrink "
+                "the scenario's 'search' section, or raise --max-states (0: no limit)"
+            )
         return
     print("the shortest failing run:" if result.shortest_confirmed else "a failing run:")
     for line in steps_text(result):
