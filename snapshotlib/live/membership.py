@@ -13,7 +13,7 @@ stalls (a loaded machine, a pause of its own), heartbeats queue up unread, and a
 detector that woke from the stall and counted it against the nodes would make every
 node leave at once. So a stall of the controller's (a gap between two looks much longer
 than the monitor's period) is forgiven every node, as failure detectors that watch for
-their own pauses do; a node that is really gone is still found out one timeout later.
+their own pauses do; a node that is really gone is still found out, a little later.
 
 The view is one process's and needs the controller up: what the system-design text's
 gossip membership (Consul, Serf) adds is that every node holds this view, spreads it
@@ -92,17 +92,22 @@ class Membership:
     def expire(self, now: float) -> list[str]:
         """Nodes silent for longer than the timeout leave; the changes, described.
 
-        Called periodically; a gap since the last call longer than ``stall_s`` was the
-        controller's stall, not the nodes' silence (see the module docstring).
+        Called periodically; of a gap since the last call longer than ``stall_s``, what
+        is beyond ``stall_s`` was the controller's stall, not the nodes' silence (see the
+        module docstring).
         """
         changes = []
         with self._lock:
             gap = 0.0 if self._last_look is None else now - self._last_look
             self._last_look = now
-            if gap > self.stall_s:
+            # forgive what is beyond stall_s, not the whole gap: a monitor that is late
+            # at every look still counts stall_s of silence each time, so a node that
+            # is gone is found out even on a machine that stays overloaded
+            forgiven = gap - self.stall_s
+            if forgiven > 0:
                 for member in self._members.values():
                     if member.last_seen is not None:
-                        member.last_seen = max(member.last_seen, min(now, member.last_seen + gap))
+                        member.last_seen = min(now, member.last_seen + forgiven)
             for member in self._members.values():
                 if member.left or member.last_seen is None:
                     continue
