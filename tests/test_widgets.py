@@ -943,3 +943,15 @@ def test_a_search_counterexample_steps_through_the_explorer_and_the_stepper() ->
     assert len(opened.sim.trace.actions) == 2
     opened.button("Reset").click()  # a new run of the same class
     assert opened.sim.trace.actions == [] and isinstance(opened.sim.algorithm, Forgetful)
+
+
+def test_a_failing_run_search_in_the_notebook_stops_at_its_limit_and_says_so() -> None:
+    from snapshotlib.algorithms import ChandyLamport
+    from snapshotlib.course.exercises.ex02 import PUBLIC_SEARCH, search_system
+    from snapshotlib.course.exercises.searching import open_failing_run
+
+    system = search_system(ChandyLamport, PUBLIC_SEARCH)
+    said = open_failing_run(system, max_states=20)
+    assert isinstance(said, str) and said.startswith("no failing run in the first 20 states")
+    whole = open_failing_run(system)
+    assert isinstance(whole, str) and whole.startswith("every interleaving holds")

@@ -143,15 +143,9 @@ def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None)
     """In the notebook: the shortest run of the recipe's system (the public test's by
     default) in which ``answer_class`` breaks an invariant, opened in the explorer; a
     line saying so when every interleaving holds."""
-    from ...search import search
-    from ...widgets import Explorer
-    from .searching import rewound
+    from .searching import open_failing_run
 
-    result = search(search_system(answer_class, recipe or PUBLIC_SEARCH))
-    if result.violation is None:
-        return f"every interleaving holds ({result.stats.distinct:,} states)"
-    print(f"{result.violation.invariant}: {result.violation.reason}")
-    return rewound(Explorer(result.violation.sim))
+    return open_failing_run(search_system(answer_class, recipe or PUBLIC_SEARCH))
 
 
 def _error_hint(error: str) -> str:

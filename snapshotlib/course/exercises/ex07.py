@@ -121,15 +121,9 @@ def explore_failing_run(answer_class: Any, recipe: dict[str, Any] | None = None)
     """In the notebook: the shortest schedule of the recipe's job (the public test's by
     default) whose checkpoint under ``answer_class`` is not a consistent cut (or breaks
     another invariant), opened in the explorer; a line saying so when none does."""
-    from ...search import search
-    from ...widgets import Explorer
-    from .searching import rewound
+    from .searching import open_failing_run
 
-    result = search(search_system(answer_class, recipe or public_search()))
-    if result.violation is None:
-        return f"every interleaving holds ({result.stats.distinct:,} states)"
-    print(f"{result.violation.invariant}: {result.violation.reason}")
-    return rewound(Explorer(result.violation.sim))
+    return open_failing_run(search_system(answer_class, recipe or public_search()))
 
 
 def graph_data(flow: Any) -> dict[str, Any]:

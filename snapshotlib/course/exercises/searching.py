@@ -77,6 +77,26 @@ def search_report(system: System, max_states: int = MAX_STATES) -> dict[str, Any
     return report
 
 
+def open_failing_run(system: System, max_states: int = MAX_STATES) -> Any:
+    """In the notebook: the shortest run of ``system`` that breaks an invariant, opened
+    in the explorer, rewound; a line saying so when none does, or when the search
+    stopped at ``max_states`` (as the tests' searches do: a state waiting to be expanded
+    holds a whole run, and a notebook's memory is small)."""
+    from ...widgets import Explorer
+
+    result = search(system, max_states=max_states)
+    if result.violation is None:
+        if result.limited:
+            return (
+                f"no failing run in the first {max_states:,} states, where the search "
+                "stopped (the engine's class needs far fewer): do markers keep causing "
+                "more markers?"
+            )
+        return f"every interleaving holds ({result.stats.distinct:,} states)"
+    print(f"{result.violation.invariant}: {result.violation.reason}")
+    return rewound(Explorer(result.violation.sim))
+
+
 def rewound(explorer: Any) -> Any:
     """``explorer`` (opened on a failing run) taken back to its start, so that **Redo**
     takes the run's actions one at a time."""
