@@ -8,12 +8,13 @@ of it (a process restarted after a crash, with a new process id). Every leave an
 is a membership change, and a snapshot in progress across one is cancelled: its markers
 may never reach the node that left, and a node that joined holds no state of it.
 
-Silence is counted only while the controller was listening: when the controller itself
-stalls (a loaded machine, a pause of its own), heartbeats queue up unread, and a
-detector that woke from the stall and counted it against the nodes would make every
-node leave at once. So a stall of the controller's (a gap between two looks much longer
-than the monitor's period) is forgiven every node, as failure detectors that watch for
-their own pauses do; a node that is really gone is still found out, a little later.
+A stall of the controller's own is not counted as the nodes' silence: when the
+controller stalls (a loaded machine, a pause of its own), heartbeats queue up unread,
+and a detector that woke from the stall and counted it against the nodes would make
+every node leave at once. So of a gap between two looks, what is beyond ``stall_s``
+(much longer than the monitor's period) is forgiven every node, as failure detectors
+that watch for their own pauses do; a node that is really gone is still found out, a
+little later.
 
 The view is one process's and needs the controller up: what the system-design text's
 gossip membership (Consul, Serf) adds is that every node holds this view, spreads it

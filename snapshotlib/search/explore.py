@@ -330,7 +330,7 @@ class _Search:
             None,
             tuple(channel_names(start, ch, records) for ch in range(len(start.queues))),
             algorithm_key(start, records),
-            audit_key(audit, system.network.fifo),
+            audit_key(audit, self.fifo),
             frozenset(),
         )
 
