@@ -374,6 +374,25 @@ def test_every_figure_s_browser_code_is_the_loader_sharing_plotly_s_module(
     assert len(LOADER) < len(opened[0]["_plotly_esm"]) / 1000
 
 
+def test_the_loader_knows_every_change_plotly_s_figure_model_applies() -> None:
+    # the loader applies changes held while plotly's module loads with plotly's own
+    # exported FigureModel, one do_<change> method each: a plotly that renames them, or
+    # adds a change, must be noticed here rather than as a stale figure in a lesson
+    import re
+
+    from plotly.basewidget import BaseFigureWidget
+
+    from snapshotlib.widgets.figure_widget import LOADER
+
+    plotly = str(BaseFigureWidget._esm)
+    block = re.search(r"const CHANGES = \{(.*?)\};", LOADER, re.S)
+    assert block is not None
+    held = set(re.findall(r"^\s*(\w+): \[", block.group(1), re.M))
+    applied = set(re.findall(r"\bdo_(\w+)\(\)\{", plotly)) - {"data", "layout"}
+    assert held == applied
+    assert "as FigureModel" in plotly
+
+
 def test_figure_widgets_are_updated_in_place_never_re_created() -> None:
     ex = Explorer(WORKED)
     views = (ex.network_view, ex.spacetime_view)

@@ -81,6 +81,52 @@ def test_starting_a_snapshot_and_delivering_a_marker_turn_processes_red(
     save_screenshot(page, "explorer")
 
 
+# Holds plotly's widget module (the only script of over a megabyte a page turns into a
+# blob to import) until `window.releasePlotly()`: it loads as on a machine too busy to
+# parse it within anywidget's two seconds.
+_HOLD_PLOTLY_JS = """() => {
+    let release;
+    window.plotlyGate = new Promise((resolve) => { release = resolve; });
+    window.releasePlotly = release;
+    const create = URL.createObjectURL.bind(URL);
+    URL.createObjectURL = (blob) => {
+        if (!(blob instanceof Blob) || blob.size < 1e6) return create(blob);
+        const module = create(blob);
+        const held = `await window.plotlyGate;
+            export * from "${module}"; export { default } from "${module}";`;
+        return create(new Blob([held], { type: "text/javascript" }));
+    };
+}"""
+
+
+def test_figures_whose_code_loads_slowly_still_show_every_step(
+    jupyter_server: LabServer, browser_page: Page
+) -> None:
+    # anywidget fails a model still initializing two seconds after it was created, and a
+    # failed figure never draws another step (the browser fixture fails the test on it)
+    from playwright.sync_api import expect
+
+    page = browser_page
+    write_notebook(jupyter_server.root_dir / "slow.ipynb", CELLS)
+    open_notebook(page, jupyter_server, "slow.ipynb")
+    page.evaluate(_HOLD_PLOTLY_JS)
+    run_all_cells(page)
+    table = html_widget(page, "explorer-table")
+    widget_button(page, "Start snapshot").click()
+    expect(table).to_contain_text("snapshot s1, initiated by P1")
+    page.wait_for_timeout(2500)  # past anywidget's deadline for both figures
+    page.evaluate("() => window.releasePlotly()")
+
+    points = plotly_plot(page, "explorer-network").locator(PROCESSES)
+    expect(points).to_have_count(3)
+    expect(points.nth(0)).to_have_css("fill", RED)
+    assert fills(points) == [RED, WHITE, WHITE]
+    widget_button(page, "P1→P2: marker s1").click()
+    expect(points.nth(1)).to_have_css("fill", RED)
+    assert fills(points) == [RED, RED, WHITE]
+    wait_kernel_idle(page)
+
+
 def test_the_kernel_learns_that_each_figure_has_drawn(
     jupyter_server: LabServer, browser_page: Page
 ) -> None:
