@@ -196,7 +196,7 @@ def bare_bfs(fifo: bool, stop_at_violation: bool) -> dict[str, Any]:
 # ------------------------------------------------------------- measuring
 def engine(fifo: bool, reduction: bool | str) -> dict[str, Any]:
     began = time.perf_counter()
-    result = search(system(fifo), reduction=reduction)
+    result = search(system(fifo), reduction=reduction, max_states=None)
     seconds = time.perf_counter() - began  # everything, the confirming search included
     s = result.stats
     extra = result.confirm_stats.distinct if result.confirm_stats is not None else 0

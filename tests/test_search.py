@@ -8,6 +8,7 @@ shortest one; the counterexample replays as a scenario file to the same failure.
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 from pathlib import Path
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from snapshotlib import Network, Simulator
 from snapshotlib.algorithms import ChandyLamport, LaiYang, SnapshotAlgorithm
 from snapshotlib.checks.verdict import snapshot_verdict
-from snapshotlib.course.exhaustive import three_processes
+from snapshotlib.course.exhaustive import search_table, three_processes
 from snapshotlib.formats.scenario import load_scenario, parse_scenario, run_scenario
 from snapshotlib.formats.shiviz import to_shiviz
 from snapshotlib.search import (
@@ -202,6 +203,24 @@ def test_a_depth_bound_says_the_search_was_not_exhaustive() -> None:
     assert result.ok and not result.exhaustive
     assert result.stats.at_bound > 0
     assert "depth bound" in result.summary()
+
+
+def test_a_search_stops_at_its_limit_of_states_and_says_so() -> None:
+    # by default too: a learner's larger system must not fill a Binder session's memory
+    assert inspect.signature(search).parameters["max_states"].default == explore.MAX_STATES
+    result = search(three(fifo=True, sends=2), max_states=500)
+    assert result.limited and result.ok and not result.exhaustive
+    assert result.stats.distinct == 501
+    assert result.summary().startswith("STOPPED after 500 states: no violation so far")
+    assert search_table([("FIFO", result)]).rows[0][-1] == "holds as far as searched"
+    whole = search(three(fifo=True), max_states=None)
+    assert whole.exhaustive and not whole.limited
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "100"])
+def test_a_limit_of_states_that_is_not_a_whole_number_is_refused(bad: Any) -> None:
+    with pytest.raises(ValueError, match="max_states: expected a whole number"):
+        search(three(fifo=True), max_states=bad)
 
 
 def test_a_snapshot_that_never_completes_is_a_violation_at_quiescence() -> None:

@@ -18,16 +18,12 @@ from typing import Any
 
 from ..formats.scenario import ScenarioError, load_scenario
 from .counterexample import counterexample_scenario
-from .explore import BUILT_IN, Invariant, SearchResult, SearchStats, search
+from .explore import BUILT_IN, MAX_STATES, Invariant, SearchResult, SearchStats, search
 from .system import system_of_scenario
 
 INTERRUPTED = 130
 #: the exit code of a search that stopped at its limit of states, with no violation
 LIMITED = 3
-#: states a search from the command line reaches at most, unless told otherwise: a
-#: state waiting to be expanded holds a whole run (about 2 GB per 100,000 states on the
-#: larger example scenarios), so an unbounded search of a big system would fill memory
-MAX_STATES = 100_000
 
 
 class SearchUsageError(ValueError):

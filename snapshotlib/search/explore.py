@@ -63,6 +63,11 @@ from .state import (
 from .system import System
 
 BUILT_IN = ("consistent", "dijkstra", "conservation", "completes")
+#: states a search reaches at most unless told otherwise (``max_states=None``: no limit):
+#: a state waiting to be expanded holds a whole run (about 2 GB per 100,000 states on the
+#: larger example scenarios), so an unbounded search of a big system would fill the
+#: memory of a laptop or a Binder session and end the kernel
+MAX_STATES = 100_000
 #: invariants checked when a snapshot completes (its verdict never changes after that)
 AT_COMPLETION = ("consistent", "dijkstra", "conservation")
 
@@ -274,6 +279,11 @@ class _Search:
         self.system = system
         self.exact = exact or collect
         self.count_runs = count_runs
+        if max_states is not None and (type(max_states) is not int or max_states < 1):
+            raise ValueError(
+                "max_states: expected a whole number of states, at least 1, or None for "
+                f"no limit, got {max_states!r}"
+            )
         self.max_states = max_states
         self.limited = False
         if count_runs:
@@ -827,7 +837,7 @@ def search(
     collect: bool = False,
     exact: bool = False,
     count_runs: bool = False,
-    max_states: int | None = None,
+    max_states: int | None = MAX_STATES,
 ) -> SearchResult:
     """Explore every schedule of ``system``; see the module docstring.
 
@@ -843,7 +853,8 @@ def search(
     violations (to compare searches).
     ``count_runs``: also count the schedules, the different orders the actions can
     take to where nothing more can happen (``stats.runs``); without reduction.
-    ``max_states``: stop after reaching this many states (``limited``).
+    ``max_states``: stop after reaching this many states (``limited``; the summary and
+    the lessons' tables say so); ``None`` for no limit.
     ``exact``: remember every state's whole key. By default the search remembers a
     64-bit hash of it instead (hash compaction, as TLC's fingerprints): far less
     memory, at a chance of about n²/2⁶⁵ that two of n states collide and one is not
