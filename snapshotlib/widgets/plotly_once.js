@@ -88,10 +88,10 @@ export default () => {
           if (widget === undefined) for (const change of held) change.replaced.add(part);
         });
       }
-      loaded = plotlyModule(model).then((module) => {
-        const own = module.default();
+      loaded = plotlyModule(model).then(async (module) => {
+        const own = await module.default(); // changes are still held while it comes
         const started = own.initialize?.(context); // plotly's: sets its listeners up
-        catchUp(module, model, held); // before any other change can come in
+        catchUp(module, model, held); // in the same step: no change comes in between
         widget = own;
         return started;
       });
