@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -60,11 +61,39 @@ class LiveClusterError(RuntimeError):
     """The cluster could not start, or a request to it failed (with the answer)."""
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    """A port nobody listens on now (the OS's choice)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
+#: the ports the cluster listens on are drawn from here, below the ports the OS gives the
+#: local end of outgoing connections (Linux from 32768, macOS and Windows from 49152): a
+#: port free when the cluster chose it must still be free when its process binds it, and
+#: any outgoing connection on the machine could have taken one of those in between
+LISTEN_PORTS = range(20000, 32768)
+#: starts tried when a process found its port taken all the same (another program chose it)
+START_ATTEMPTS = 3
+_ports = random.SystemRandom()
+
+
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
+    """``count`` different ports of :data:`LISTEN_PORTS` nobody listens on now."""
+    chosen: list[int] = []
+    for _ in range(100 * count):
+        port = _ports.choice(LISTEN_PORTS)
+        if port in chosen:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+        chosen.append(port)
+        if len(chosen) == count:
+            return chosen
+    raise LiveClusterError(
+        f"no {count} free ports between {LISTEN_PORTS[0]} and {LISTEN_PORTS[-1]}"
+    )
+
+
+def _port_taken(log: str) -> bool:
+    """Whether a process's error output says its port was taken (gRPC's or uvicorn's words)."""
+    return "Address already in use" in log or "address already in use" in log
 
 
 class LiveCluster:
@@ -179,16 +208,31 @@ class LiveCluster:
         return self.spec.controller
 
     def start(self) -> None:
-        """Start the controller, then the nodes; return when every one answers."""
+        """Start the controller, then the nodes; return when every one answers. A process
+        that finds its port taken (by another program since it was chosen) makes the
+        cluster start again on other ports, up to :data:`START_ATTEMPTS` times."""
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                self._start()
+                return
+            except LiveClusterError as e:
+                if attempt == START_ATTEMPTS or not _port_taken(str(e)):
+                    raise
+
+    def _start(self) -> None:
         network = topology(self.topology, self.n_nodes, self.seed)
+        *node_ports, controller_port = free_ports(len(network.processes) + 1, self.host)
         self.spec = ClusterSpec(
-            nodes=tuple(NodeSpec(p, self.host, free_port(self.host)) for p in network.processes),
+            nodes=tuple(
+                NodeSpec(p, self.host, port)
+                for p, port in zip(network.processes, node_ports, strict=True)
+            ),
             channels=tuple((c.src, c.dst) for c in network.channels),
             initial_money=self.initial_money,
             rate=self.rate,
             markers=self.markers,
             marker_delay_ms=self.marker_delay_ms,
-            controller=f"http://{self.host}:{free_port(self.host)}",
+            controller=f"http://{self.host}:{controller_port}",
             heartbeat_ms=self.heartbeat_ms,
             heartbeat_timeout_ms=self.heartbeat_timeout_ms,
             ttl_ms=self.ttl_ms,

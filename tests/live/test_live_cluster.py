@@ -14,6 +14,7 @@ import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +27,7 @@ from live_support import alive, completed, require_live
 
 require_live()
 
+from snapshotlib.live import cluster as cluster_module  # noqa: E402
 from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
 
 
@@ -234,6 +236,66 @@ def test_a_registry_that_cannot_be_opened_stops_the_start_in_one_line(
         cluster.start()
     assert "Traceback" not in str(refused.value)
     assert cluster.processes == {}, "nothing is left running"
+
+
+def test_the_ports_chosen_are_different_free_and_below_outgoing_connections_ports() -> None:
+    ports = cluster_module.free_ports(20)
+    assert len(set(ports)) == 20
+    assert all(p in cluster_module.LISTEN_PORTS and p < 32768 for p in ports)
+    for port in ports:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))  # free: this would raise
+
+
+def test_a_port_taken_after_it_was_chosen_makes_the_cluster_start_again_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # another program may take a chosen port before the node binds it
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    busy = taken.getsockname()[1]
+    real = cluster_module.free_ports
+    draws: list[list[int]] = []
+
+    def first_with_a_taken_port(count: int, host: str = "127.0.0.1") -> list[int]:
+        ports = real(count, host)
+        if not draws:
+            ports[0] = busy  # P1's
+        draws.append(ports)
+        return ports
+
+    monkeypatch.setattr(cluster_module, "free_ports", first_with_a_taken_port)
+    try:
+        with LiveCluster(2, rate=20.0, workdir=tmp_path) as cluster:
+            assert len(draws) == 2
+            assert cluster.spec is not None and busy not in {n.port for n in cluster.spec.nodes}
+            completed(cluster, cluster.trigger("P1"))
+    finally:
+        taken.close()
+
+
+def test_a_port_taken_at_every_start_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    busy = taken.getsockname()[1]
+    real = cluster_module.free_ports
+
+    def always_taken(count: int, host: str = "127.0.0.1") -> list[int]:
+        return [busy, *real(count - 1, host)]
+
+    monkeypatch.setattr(cluster_module, "free_ports", always_taken)
+    cluster = LiveCluster(2, workdir=tmp_path)
+    try:
+        with pytest.raises(LiveClusterError, match="P1 exited") as refused:
+            cluster.start()
+        assert cluster_module._port_taken(str(refused.value))
+        assert cluster.processes == {}, "nothing is left running"
+    finally:
+        taken.close()
 
 
 def test_a_cluster_starts_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
