@@ -93,7 +93,7 @@ def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
 
 def _port_taken(log: str) -> bool:
     """Whether a process's error output says its port was taken (gRPC's or uvicorn's words)."""
-    return "Address already in use" in log or "address already in use" in log
+    return "address already in use" in log.lower()
 
 
 class LiveCluster:

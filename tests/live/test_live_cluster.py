@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -247,14 +248,19 @@ def test_the_ports_chosen_are_different_free_and_below_outgoing_connections_port
             s.bind(("127.0.0.1", port))  # free: this would raise
 
 
+@pytest.fixture
+def busy() -> Iterator[int]:
+    """A port another program listens on while the test runs."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
+
+
 def test_a_port_taken_after_it_was_chosen_makes_the_cluster_start_again_elsewhere(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, busy: int
 ) -> None:
     # another program may take a chosen port before the node binds it
-    taken = socket.socket()
-    taken.bind(("127.0.0.1", 0))
-    taken.listen()
-    busy = taken.getsockname()[1]
     real = cluster_module.free_ports
     draws: list[list[int]] = []
 
@@ -266,22 +272,15 @@ def test_a_port_taken_after_it_was_chosen_makes_the_cluster_start_again_elsewher
         return ports
 
     monkeypatch.setattr(cluster_module, "free_ports", first_with_a_taken_port)
-    try:
-        with LiveCluster(2, rate=20.0, workdir=tmp_path) as cluster:
-            assert len(draws) == 2
-            assert cluster.spec is not None and busy not in {n.port for n in cluster.spec.nodes}
-            completed(cluster, cluster.trigger("P1"))
-    finally:
-        taken.close()
+    with LiveCluster(2, rate=20.0, workdir=tmp_path) as cluster:
+        assert len(draws) == 2
+        assert cluster.spec is not None and busy not in {n.port for n in cluster.spec.nodes}
+        completed(cluster, cluster.trigger("P1"))
 
 
 def test_a_port_taken_at_every_start_is_reported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, busy: int
 ) -> None:
-    taken = socket.socket()
-    taken.bind(("127.0.0.1", 0))
-    taken.listen()
-    busy = taken.getsockname()[1]
     real = cluster_module.free_ports
 
     def always_taken(count: int, host: str = "127.0.0.1") -> list[int]:
@@ -289,13 +288,10 @@ def test_a_port_taken_at_every_start_is_reported(
 
     monkeypatch.setattr(cluster_module, "free_ports", always_taken)
     cluster = LiveCluster(2, workdir=tmp_path)
-    try:
-        with pytest.raises(LiveClusterError, match="P1 exited") as refused:
-            cluster.start()
-        assert cluster_module._port_taken(str(refused.value))
-        assert cluster.processes == {}, "nothing is left running"
-    finally:
-        taken.close()
+    with pytest.raises(LiveClusterError, match="P1 exited") as refused:
+        cluster.start()
+    assert cluster_module._port_taken(str(refused.value))
+    assert cluster.processes == {}, "nothing is left running"
 
 
 def test_a_cluster_starts_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
