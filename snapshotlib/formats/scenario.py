@@ -86,6 +86,16 @@ class Scenario:
     #: the ``search`` section as written (read by :mod:`snapshotlib.search`)
     search: Mapping[str, Any] = field(default_factory=dict)
 
+    def _checking_algorithm(self) -> SnapshotAlgorithm:
+        """An algorithm instance to check the scenario with: its clock snapshot, whose
+        parameters need checking, or else one that takes no snapshot."""
+        try:
+            if self.algorithm.get("name") == "clock":
+                return _algorithm(self.algorithm)
+        except SnapshotError as e:
+            raise ScenarioError(f"{self.source}: {e}") from None
+        return SnapshotAlgorithm()
+
     def simulator(
         self, algorithm: SnapshotAlgorithm | Callable[[], SnapshotAlgorithm] | None = None
     ) -> Simulator:
@@ -199,7 +209,14 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         source,
         _search_section(data.get("search", {}), source),
     )
-    scenario.simulator()  # validates the initial values and the algorithm now, not mid-run
+    # the algorithm's fields and the initial values are checked now, not mid-run; only a
+    # clock snapshot's parameters need an instance (the others take none, and an exercise's
+    # learner edition may lack their code)
+    try:
+        _check_algorithm(algorithm)
+    except SnapshotError as e:
+        raise ScenarioError(f"{source}: {e}") from None
+    scenario.simulator(scenario._checking_algorithm())
     return scenario
 
 
@@ -296,7 +313,9 @@ _ALGORITHM_FIELDS = {
 }
 
 
-def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
+def _check_algorithm(spec: Mapping[str, Any]) -> str:
+    """The name of the algorithm ``spec`` names; :class:`SnapshotError` if it names none,
+    or has fields its algorithm does not take."""
     name = spec.get("name", "chandy-lamport")
     allowed = _ALGORITHM_FIELDS.get(name)
     if allowed is None:
@@ -310,10 +329,15 @@ def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
             f"field 'algorithm': unknown field(s) {', '.join(sorted(extra))} for {name!r}; "
             f"allowed: {', '.join(sorted(allowed))}"
         )
+    if name == "clock" and "at" not in spec:
+        raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
+    return str(name)
+
+
+def _algorithm(spec: Mapping[str, Any]) -> SnapshotAlgorithm:
+    name = _check_algorithm(spec)
     if name != "clock":
         return algorithm_class(name)()
-    if "at" not in spec:
-        raise SnapshotError("the clock algorithm needs 'at', the local time to record at")
     return ClockSnapshot(
         spec["at"], spec.get("rate"), spec.get("offset"), str(spec.get("id", "clock"))
     )
