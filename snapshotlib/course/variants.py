@@ -17,6 +17,9 @@ import hashlib
 #: how many different variants an exercise has
 VARIANTS = 1_000_000
 
+#: in a grader's sandbox: exercise -> the variant the grader gives the submission
+_GRADED: dict[str, int] = {}
+
 
 class MissingLearnerId(ValueError):
     """The notebook was run without the learner's id."""
@@ -38,8 +41,18 @@ def variant_of(exercise: str, learner_id: str) -> int:
     return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % VARIANTS
 
 
+def grade_as(exercise: str, variant: int) -> None:
+    """Make :func:`learner_variant` give ``variant`` for ``exercise`` whatever id the
+    notebook holds: the grader does so in a submission's sandbox, since who a submission
+    is comes from course staff, never from its own cells."""
+    _GRADED[exercise] = variant
+
+
 def learner_variant(exercise: str, learner_id: object) -> int:
-    """The variant for the id a learner typed into the notebook; a clear error if blank."""
+    """The variant for the id a learner typed into the notebook; a clear error if blank.
+    (When graded, the variant of the learner as course staff name them.)"""
+    if exercise in _GRADED:
+        return _GRADED[exercise]
     if not isinstance(learner_id, str) or not normalised_id(learner_id):
         raise MissingLearnerId(
             'enter your id in the cell above (learner_id = "...", the id your course gave '

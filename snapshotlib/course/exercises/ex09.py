@@ -28,6 +28,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .precomputed import precomputed_for
+
 NAME = "09_coordinator_ttl_restore"
 VARIANT = False
 
@@ -71,6 +73,7 @@ def _job(seed: int) -> Any:
     return job
 
 
+@precomputed_for(lambda variant: [(17,)])  # the notebook's job: made by the coordinator
 def job_log(seed: int) -> dict[str, Any]:
     """The log of a random run of a word-count job (variant, interval, time-to-live, at
     most one or two checkpoints at a time, maybe a crash), with its nodes and TTL."""
