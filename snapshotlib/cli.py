@@ -174,6 +174,10 @@ def _find_autograder(exercise: str, bases: list[Path]) -> tuple[str, Path]:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("otter") is None:
+        raise UsageError("grading needs otter-grader: pip install 'snapshotlib[grading]'")
     from .grading import (
         GradingError,
         containment_warning,
@@ -186,8 +190,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     folder = Path(args.submissions)
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such folder")
-    if args.timeout <= 0 or args.cpu_seconds <= 0 or args.memory_mb < 256:
-        raise UsageError("--timeout and --cpu-seconds must be > 0, --memory-mb at least 256")
+    if args.timeout <= 0 or args.cpu_seconds <= 0 or args.memory_mb < 256 or args.jobs < 1:
+        raise UsageError("--timeout and --cpu-seconds must be > 0, --memory-mb at least 256, "
+                         "--jobs at least 1")  # fmt: skip
     try:
         course = course_folder(args.course)
     except GradingError as e:
@@ -210,26 +215,45 @@ def cmd_grade(args: argparse.Namespace) -> int:
     warning = containment_warning()
     if warning:
         print(warning, file=sys.stderr)
-    limits = {"timeout": args.timeout, "cpu_seconds": args.cpu_seconds,
-              "memory_mb": args.memory_mb}  # fmt: skip
+    options: dict[str, Any] = {"timeout": args.timeout, "cpu_seconds": args.cpu_seconds,
+                               "memory_mb": args.memory_mb, "roster": args.roster,
+                               "id_pattern": args.id_pattern, "resume": args.resume}  # fmt: skip
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    written = str(out)
+    from .grading.gradebook import state_path, wide_path
+
+    written = f"{out}, {wide_path(out)}"
     try:
         if args.spark or args.master:  # a Spark task per submission, CSV and Parquet
             on_spark = _spark_part("grading", True)
             book = _started(lambda: on_spark.grade_on_spark(
                 folder, name, out, autograder=zipped, course=course, master=args.master,
-                **limits))  # fmt: skip
-            written = f"{out}, {on_spark.parquet_path(out)}"
+                **options))  # fmt: skip
+            written += f", {on_spark.parquet_path(out)}"
         else:
             book = grade(folder, name, out, autograder=zipped, course=course, jobs=args.jobs,
-                         **limits)  # fmt: skip
+                         progress=True, **options)  # fmt: skip
     except GradingError as e:
         raise UsageError(str(e)) from None
+    except KeyboardInterrupt:
+        print(f"\nstopped: what was graded is in {out} and {state_path(out)}; run the same "
+              "command with --resume to grade the rest", file=sys.stderr)  # fmt: skip
+        return 130
     print(text_report(book))
     html = write_html_report(book, out.with_name(f"{out.stem}-report.html"))
     print(f"\nwrote {written} and {html}")
+    if args.similarity:
+        if importlib.util.find_spec("copydetect") is None:
+            raise UsageError("--similarity needs copydetect: pip install 'snapshotlib[similarity]'")
+        from .grading.similarity import similarity_report
+
+        base = course or Path.cwd()
+        report = similarity_report(
+            folder, name, out.with_name(f"{out.stem}-similarity"),
+            exercise_notebook=base / "exercises" / f"{name}.ipynb",
+            solution=base / "solutions" / f"{name}.ipynb",
+        )  # fmt: skip
+        print(f"similarity: {report.summary()}")
     return 0
 
 
@@ -394,8 +418,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CPU seconds for all of a submission's work (300)")  # fmt: skip
     p.add_argument("--timeout", type=float, default=900,
                    help="wall-clock backstop per submission, in seconds (900)")  # fmt: skip
-    p.add_argument("--memory-mb", type=int, default=2048, help="memory per process (2048)")
+    p.add_argument("--memory-mb", type=int, default=2048,
+                   help="memory of a submission, all its processes together (2048)")  # fmt: skip
     p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (1)")
+    p.add_argument("--roster", help="CSV with columns submission,learner_id naming each "
+                   "submission's learner (default: the file name names it)")  # fmt: skip
+    p.add_argument("--id-pattern", help="regular expression whose first group picks the "
+                   "learner id out of a file name, e.g. '^([^_]+)_' for an export named "
+                   "ID_anything.ipynb")  # fmt: skip
+    p.add_argument("--resume", action="store_true", help="keep what an earlier run of this "
+                   "--out graded (for files unchanged since) and grade the rest")  # fmt: skip
+    p.add_argument("--similarity", action="store_true", help="also rank pairs of submissions, "
+                   "and each against the engine's own implementations, by how much code "
+                   "they share (an HTML report beside --out)")  # fmt: skip
     p.add_argument("--spark", action="store_true",
                    help="a Spark task per submission (as many at once as Spark has cores); "
                         "also writes the gradebook as Parquet")  # fmt: skip

@@ -2,7 +2,7 @@
 and the tests judge its answers from outside, as data (see :mod:`.runner`).
 
 Only the standard library is imported here; otter-grader's test classes are imported
-when grading starts, and plotly by :func:`write_html_report` only.
+when grading starts, plotly by :func:`write_html_report` if it is installed.
 """
 
 from __future__ import annotations

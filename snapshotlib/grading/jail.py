@@ -1,11 +1,15 @@
 """The sandbox a submission runs in: limits, namespaces and a user id of its own.
 
 Every process of a submission gets resource limits (CPU seconds, address space, file
-size, open files, no core files). Run as root on Linux it also gets private mount, IPC
-and network namespaces: every mount is read-only except a size-limited private tmpfs for
-its scratch folder, the shared temporary folders are empty private ones, hidden paths
-(the course's solutions, built autograders and version-control history) are covered by
-an empty folder, there is no network (not even the grader's loopback), System V IPC
+size, open files, no core files), and the submission as a whole a control group where
+the machine allows one (:mod:`.limits`: memory, processes and CPU time of all its
+processes together); without one it runs as a single process. Run as root on Linux it
+also gets private mount, IPC and network namespaces: every mount is read-only except a
+size-limited private tmpfs for its scratch folder, the shared temporary folders are
+empty private ones, hidden paths (the course's solutions, built autograders,
+version-control history and the submissions folder) are covered by an empty folder, the
+engine's real package by the learner edition it runs against, ``/proc`` shows only its
+own processes, there is no network (not even the grader's loopback), System V IPC
 objects die with the namespace, and the process drops to a user id no account uses, so
 it cannot undo any of this nor reach another submission. :func:`capabilities` says which
 of these hold on this machine.
@@ -22,8 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import snapshotlib
+
+from . import limits as group_limits
+
 _CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV = 1, 2, 4
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
 
 _SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
@@ -46,7 +54,6 @@ class Limits:
     fsize_mb: int = 64
     scratch_mb: int = 256
     open_files: int = 256
-    processes: int = 256
 
 
 @dataclass(frozen=True)
@@ -63,15 +70,30 @@ class Jail:
     covers: tuple[bytes, ...]  # shared temporary folders, replaced by a private tmpfs
     keep: tuple[bytes, ...]  # folders inside those that must stay (the venv...)
     subdirs: tuple[bytes, ...]  # made in the scratch tmpfs (home, tmp)
+    package: tuple[bytes, bytes] | None = None  # (learner edition, real package it covers)
 
 
-def capabilities() -> list[tuple[str, bool]]:
-    """What the sandbox contains on this machine: (what, whether it holds)."""
+def capabilities(groups: bool | None = None) -> list[tuple[str, bool]]:
+    """What the sandbox contains on this machine: (what, whether it holds); ``groups``:
+    whether control groups can be made (found out if not given)."""
     root = os.geteuid() == 0 and sys.platform.startswith("linux")
+    if groups is None:
+        probe = group_limits.Groups()
+        groups = probe.available
+        probe.close()
     return [
         ("CPU time, memory, file size, open files, no core files (resource limits)", True),
+        (
+            "memory, processes and CPU time of all a submission's processes together "
+            "(a control group; without one, a submission is one process)",
+            groups,
+        ),
         ("a scratch folder of limited size (private tmpfs)", root),
-        ("read-only file system, hidden solutions, autograders and .git", root),
+        (
+            "read-only file system; hidden solutions, autograders, .git, other submissions "
+            "and the engine's real source; /proc shows only its own processes",
+            root,
+        ),
         ("private System V IPC (shared memory and queues die with the submission)", root),
         ("no network, not even the grader's loopback (network namespace)", root),
         ("a user id of its own: no reach into other submissions, all processes killed", root),
@@ -103,9 +125,12 @@ def _mount_points() -> list[str]:
     return points
 
 
-def prepare(scratch: Path, hide: Sequence[Path], uid: int, empty: Path) -> Jail | None:
+def prepare(
+    scratch: Path, hide: Sequence[Path], uid: int, empty: Path, edition: Path | None = None
+) -> Jail | None:
     """The jail for a submission whose scratch folder is ``scratch``; ``empty`` is an
-    empty folder (outside the scratch folder) that covers the ``hide`` paths. None
+    empty folder (outside the scratch folder) that covers the ``hide`` paths, and the
+    package in ``edition`` (a learner edition, :mod:`.edition`) covers the real one. None
     where namespaces are not available (not root, not Linux)."""
     if os.geteuid() != 0 or not sys.platform.startswith("linux"):
         return None
@@ -113,8 +138,6 @@ def prepare(scratch: Path, hide: Sequence[Path], uid: int, empty: Path) -> Jail 
     # shared temporary folders: the submission gets empty private ones instead.
     covers = [Path(d).resolve() for d in _SHARED_TMP if os.path.isdir(d)]
     covers = [d for i, d in enumerate(covers) if d not in covers[:i]]
-    import snapshotlib
-
     needed = [Path(sys.prefix), Path(sys.base_prefix),
               Path(os.path.realpath(sys.executable)).parent,
               Path(snapshotlib.__file__).resolve().parents[1], empty.parent]  # fmt: skip
@@ -145,12 +168,18 @@ def prepare(scratch: Path, hide: Sequence[Path], uid: int, empty: Path) -> Jail 
             break
     subdirs = (bytes(scratch / "home"), bytes(scratch / "tmp"))
     kept = tuple(map(bytes, dict.fromkeys(keep)))
+    package = None
+    if edition is not None:
+        real = Path(snapshotlib.__file__).resolve().parent
+        package = (bytes(edition / "snapshotlib"), bytes(real))
     return Jail(bytes(scratch), mounts, hidden, root_fix, uid, uid,
-                tuple(map(bytes, covers)), kept, subdirs)  # fmt: skip
+                tuple(map(bytes, covers)), kept, subdirs, package)  # fmt: skip
 
 
-def preexec(limits: Limits, jail: Jail | None) -> Callable[[], None]:
-    """The function the child runs between fork and exec."""
+def preexec(limits: Limits, jail: Jail | None, group: tuple[bytes, ...] = ()) -> Callable[[], None]:
+    """The function the child runs between fork and exec; ``group``: the ``cgroup.procs``
+    files of the submission's control group (none: it runs as one process)."""
+    processes = group_limits.GROUP_PROCESSES if group else group_limits.ONE_PROCESS
     libc = ctypes.CDLL(None, use_errno=True) if jail else None
     tmpfs_options = b"mode=0700,size=%dm,uid=%d,gid=%d" % (
         limits.scratch_mb,
@@ -163,6 +192,8 @@ def preexec(limits: Limits, jail: Jail | None) -> Callable[[], None]:
             raise OSError(ctypes.get_errno(), what)
 
     def apply() -> None:
+        if group:
+            group_limits.join(group)
         mem = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
@@ -171,6 +202,9 @@ def preexec(limits: Limits, jail: Jail | None) -> Callable[[], None]:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         if jail is None or libc is None:
+            # no user id of its own: the limit counts every process of this user, so one
+            # means the submission cannot fork or start a thread
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
             return
         check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWNET), "unshare")
         check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "private /")
@@ -191,7 +225,15 @@ def preexec(limits: Limits, jail: Jail | None) -> Callable[[], None]:
         for empty, path in jail.hide:  # those in a covered folder are gone already
             if os.path.exists(path):
                 check(libc.mount(empty, path, None, _MS_BIND, None), "hide")
-        for point in jail.mounts + tuple(k for k in jail.keep if k != jail.scratch):
+        covered: tuple[bytes, ...] = ()
+        if jail.package and jail.package[0] != jail.package[1]:
+            check(libc.mount(jail.package[0], jail.package[1], None, _MS_BIND | _MS_REC, None),
+                  "edition")  # fmt: skip
+            covered = (jail.package[1],)
+        # a /proc of its own that lists only the processes of its own user id; where the
+        # kernel refuses (before Linux 5.8 or in some containers) the machine's stays
+        libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"hidepid=2")
+        for point in jail.mounts + covered + tuple(k for k in jail.keep if k != jail.scratch):
             flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
             libc.mount(None, point, None, flags, None)  # some (e.g. overlay lower) may refuse
         libc.mount(None, b"/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY, None)
@@ -205,7 +247,7 @@ def preexec(limits: Limits, jail: Jail | None) -> Callable[[], None]:
             os.mkdir(sub, 0o700)
             os.chown(sub, jail.uid, jail.gid)
         os.chdir(jail.scratch)
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         os.setgroups([])
         os.setgid(jail.gid)
         os.setuid(jail.uid)

@@ -1,49 +1,52 @@
 """Judge one submission from the outside: its code runs in a sandbox, the tests do not.
 
-The submission's cells run in a sandboxed process (``sandboxed``) that holds nothing
-secret. The tests (public and hidden, from the autograder zip) run here, in a trusted
-process where no code of the submission has run, with otter-grader's own test-file
-classes. They see the learner's answers only as data: a data answer as its value, a
-function as a :class:`RemoteFunction` that sends plain-data arguments to the sandbox and
-gets plain data back, a class as a :class:`RemoteClass` that exercise drivers run in the
-sandbox. Every verdict and every score is computed here.
+The submission's cells run in a sandboxed process (:mod:`.sandboxed`, started by
+:mod:`.channel`) that holds nothing secret. The tests (public and hidden, from the
+autograder zip) run here, in a trusted process where no code of the submission has run,
+with otter-grader's own test-file classes. They see the learner's answers only as data:
+a data answer as its value, a function as a :class:`RemoteFunction` that sends
+plain-data arguments to the sandbox and gets plain data back, a class as a
+:class:`RemoteClass` that exercise drivers run in the sandbox. Every verdict and every
+score is computed here.
 
-An answer that calls or subclasses the engine's own implementation of what the
-exercise asks for (``REFUSE`` in the exercise's module) is refused: its question scores
-0 and the gradebook says why.
+Where an exercise asks the learner to write part of the engine (its ``REFUSE``), the
+cells run against a learner edition without that part (:mod:`.edition`), and an answer
+whose code references the engine's version (:mod:`.refusals`, the rule ``grader.check``
+applies too) scores 0 for its question, with the line quoted. If that run reached a
+stand-in of the edition at all, the answers of the questions that refuse nothing are
+taken from a second run against the whole engine, so that using the engine where a
+question allows it never costs a mark.
+
+Each test runs under a CPU budget (``test_cpu``): a test that the learner's data makes
+too slow fails saying so, and the rest go on.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
-import json
 import math
-import os
-import selectors
 import signal
-import subprocess
-import sys
 import time
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import jail, wire
+from . import channel, jail, wire
+from .channel import SandboxGone
 from .gradebook import SubmissionResult, TestScore
+from .limits import Group, Groups
+from .refusals import Refusal, refusals
+from .submissions import Identity, Notebook, SubmissionError
 
 #: names the tests get from the grader, never from the submission
 TRUSTED_NAMES = ("variant", "env")
-_MAX_CELLS_BYTES = 4 * 1024 * 1024
 
 
-class SandboxGone(RuntimeError):
-    """The sandbox died or stopped answering."""
-
-
-class Refused(AssertionError):
-    """An answer used the engine's own implementation of what it was to implement."""
+class TestCpuLimit(Exception):
+    """A test used its CPU seconds (it fails; the other tests go on)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class Settings:
     call_cpu: float = 60.0
     wall: float = 900.0  # the far backstop for the whole submission
     contain: bool = True
+    test_cpu: float = 120.0  # CPU seconds of the grader's own work per test
 
 
 # ----------------------------------------------------------------- the tests
@@ -65,6 +69,13 @@ class Question:
     name: str
     source: str
     points: float
+    tests: int
+    parameters: tuple[str, ...]
+
+    @property
+    def formative(self) -> bool:
+        """Practice with feedback: it has tests, but they carry no points."""
+        return self.tests > 0 and self.points == 0
 
 
 def load_questions(autograder: Path) -> list[Question]:
@@ -78,157 +89,71 @@ def load_questions(autograder: Path) -> list[Question]:
                 source = z.read(member).decode()
                 tf = ExceptionTestFile.from_string(source, path=member)
                 points = float(sum(tc.points or 0 for tc in tf.test_cases))
-                questions.append(Question(Path(member).stem, source, points))
+                questions.append(Question(Path(member).stem, source, points,
+                                          len(tf.test_cases), _parameters(source)))  # fmt: skip
     return questions
 
 
-def _parameters(question: Question) -> list[str]:
+def _parameters(source: str) -> tuple[str, ...]:
     names: list[str] = []
-    for node in ast.walk(ast.parse(question.source)):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
             names += [a.arg for a in node.args.args if a.arg not in names]
-    return names
+    return tuple(names)
 
 
-# ----------------------------------------------------------------- delegation
+def _on_test_cpu(signum: int, frame: Any) -> None:
+    raise TestCpuLimit
 
 
-def _final_names(targets: list[str]) -> dict[str, str]:
-    return {t.rpartition(":")[2].rpartition(".")[2]: t for t in targets}
+@contextmanager
+def _test_budget(seconds: float) -> Iterator[None]:
+    previous = signal.signal(signal.SIGPROF, _on_test_cpu)
+    signal.setitimer(signal.ITIMER_PROF, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
-def _defines(tree: ast.AST, name: str) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == name:
-                return True
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                return True
-    return False
+def _failure(name: str, e: BaseException, budget: float) -> str:
+    if isinstance(e, TestCpuLimit):
+        return (f"{name}: checking this answer took more than {budget:g} s of the grader's "
+                "CPU time (is what it gives far larger than the question needs?)")  # fmt: skip
+    text = str(e).strip().strip("'")
+    if isinstance(e, AssertionError):
+        return f"{name}: {text}" if text else f"{name}: failed"
+    return f"{name}: {type(e).__name__}: {text}"
 
 
-def _mentions(tree: ast.AST) -> set[str]:
-    used: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            used.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            used.add(node.attr)
-        elif isinstance(node, ast.alias):
-            used.add(node.name.rpartition(".")[2])
-    return used
+def test_name(case: Any) -> str:
+    """A test case's name as its test file writes it (``test_names_the_message...``),
+    which says what it checks, rather than otter's ``q1 - 2``."""
+    function = getattr(case.body, "test_func", None)
+    return str(getattr(function, "__name__", None) or case.name)
 
 
-def static_refusals(cells: list[str], refuse: dict[str, tuple[str, ...]]) -> dict[str, str]:
-    """Answer name -> the refused engine name that a cell defining the answer mentions.
+def run_question(question: Question, env: dict[str, Any], budget: float) -> tuple[float, str, bool]:
+    """A question's tests on ``env``: points earned, the failed tests' messages, and
+    whether every test passed."""
+    from otter.test_files import ExceptionTestFile
 
-    Only the cells that define an answer count (a learner may try the engine's version
-    elsewhere); a call made from another cell is caught while the answer runs."""
-    trees = []
-    for source in cells:
+    tf = ExceptionTestFile.from_string(question.source, path=f"tests/{question.name}.py")
+    earned, messages = 0.0, []
+    for tc in tf.test_cases:
         try:
-            trees.append(ast.parse(source))
-        except SyntaxError:
-            continue  # IPython syntax (magics): the sandbox reports the cell
-    found = {}
-    for answer, targets in refuse.items():
-        used: set[str] = set()
-        for tree in trees:
-            if _defines(tree, answer):
-                used |= _mentions(tree)
-        for name, target in _final_names(list(targets)).items():
-            if name in used:
-                found[answer] = target
-                break
-    return found
+            with _test_budget(budget):
+                tc.body.call_func(env)
+        except Exception as e:  # the test failed: its message is the learner's feedback
+            messages.append(_failure(test_name(tc), e, budget)[:4000])
+            continue
+        earned += float(tc.points or 0)
+    score = min(max(earned, 0.0), question.points) if math.isfinite(earned) else 0.0
+    return score, "\n".join(messages), not messages
 
 
-def refusal_text(answer: str, target: str) -> str:
-    return (
-        f"{answer} uses {target.replace(':', '.')}, the engine's own implementation of what "
-        "this question asks you to write: the question scores 0. Write it yourself."
-    )
-
-
-# ----------------------------------------------------------------- the sandbox
-
-
-class Sandbox:
-    """The submission's process, spoken to in JSON lines over two pipes."""
-
-    def __init__(self, proc: subprocess.Popen[bytes], uid: int | None, deadline: float) -> None:
-        self.proc = proc
-        self.uid = uid
-        self.deadline = deadline
-        self.buffer = b""
-        self.alive = True
-        assert proc.stdout is not None
-        os.set_blocking(proc.stdout.fileno(), False)
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self.alive = False
-            raise SandboxGone("the submission's process has ended") from None
-
-    def receive(self, wall: float) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        until = min(self.deadline, time.monotonic() + wall)
-        with selectors.DefaultSelector() as sel:
-            sel.register(self.proc.stdout, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
-                left = until - time.monotonic()
-                if left <= 0:
-                    self.alive = False
-                    raise SandboxGone("no answer within the wall-clock backstop")
-                if not sel.select(left):
-                    continue
-                try:
-                    chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    self.alive = False
-                    raise SandboxGone("the submission's process has ended")
-                self.buffer += chunk
-                if len(self.buffer) > wire.MAX_BYTES:
-                    self.alive = False
-                    raise SandboxGone("the submission's process sent too much data")
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        try:
-            reply = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise SandboxGone("the submission's process sent something that is not JSON") from None
-        if not isinstance(reply, dict):
-            raise SandboxGone("the submission's process sent something that is not a reply")
-        return reply
-
-    def ask(self, message: dict[str, Any], wall: float) -> dict[str, Any]:
-        if not self.alive:
-            raise SandboxGone("the submission's process has ended")
-        self.send(message)
-        return self.receive(wall)
-
-    def close(self) -> None:
-        with contextlib.suppress(SandboxGone, OSError, ValueError):
-            if self.alive and self.proc.poll() is None:
-                self.send({"op": "end"})
-        with contextlib.suppress(OSError, ValueError):
-            if self.proc.stdin:
-                self.proc.stdin.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=2)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
-        jail.kill_user(self.uid)
-        if self.proc.stdout:
-            self.proc.stdout.close()
+# ----------------------------------------------------------------- the learner's answers
 
 
 class RemoteFunction:
@@ -236,18 +161,13 @@ class RemoteFunction:
 
     remote = True
 
-    def __init__(self, name: str, judge: _Judgement) -> None:
+    def __init__(self, name: str, run: _Run) -> None:
         self.name = name
-        self.judge = judge
+        self.run = run
         self.__name__ = name
 
     def _ask(self, message: dict[str, Any]) -> Any:
-        message = {**message, "name": self.name}
-        reply = self.judge.sandbox_ask(message)
-        if "refused" in reply:
-            target = str(reply["refused"])
-            self.judge.refused.setdefault(self.name, target)
-            raise Refused(refusal_text(self.name, target))
+        reply = self.run.ask({**message, "name": self.name})
         if "error" in reply:
             raise AssertionError(f"{self.name} raised {str(reply['error'])[:2000]}")
         try:
@@ -270,172 +190,234 @@ class RemoteClass(RemoteFunction):
 
 
 @dataclass
-class _Judgement:
+class _Run:
+    """One run of the submission's cells in a sandbox, and what it gave."""
+
+    sandbox: channel.Sandbox
     settings: Settings
-    sandbox: Sandbox | None = None
-    refused: dict[str, str] = field(default_factory=dict)
+    ran: dict[str, Any] = field(default_factory=dict)
+    answers: dict[str, Any] = field(default_factory=dict)
 
-    def sandbox_ask(self, message: dict[str, Any]) -> dict[str, Any]:
-        if self.sandbox is None:
-            raise SandboxGone("no sandbox")
-        wall = max(60.0, 10 * self.settings.call_cpu)
-        return self.sandbox.ask(message, wall)
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self.sandbox.ask(message, max(60.0, 10 * self.settings.call_cpu))
 
+    def start(self, names: list[str]) -> None:
+        """Wait for the cells to run, then read the answers."""
+        ran = self.sandbox.receive(self.settings.wall)
+        self.ran = ran if ran.get("op") == "ran" else {}
+        described = self.sandbox.ask({"op": "describe", "names": names},
+                                     max(60.0, self.settings.call_cpu)).get("answers")  # fmt: skip
+        if not isinstance(described, dict):
+            raise SandboxGone("the submission's process sent a malformed description")
+        self.answers = described
 
-def start_sandbox(
-    scratch: Path, request: dict[str, Any], settings: Settings, hide: list[Path], uid: int,
-    empty: Path, log: Path,
-) -> Sandbox:  # fmt: skip
-    scratch.mkdir(parents=True)
-    cage = jail.prepare(scratch, hide, uid, empty) if settings.contain else None
-    if cage is None:
-        for sub in ("home", "tmp"):
-            (scratch / sub).mkdir()
-    env = {
-        "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(scratch / "home"),
-        "TMPDIR": str(scratch / "tmp"),
-        "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "MPLBACKEND": "Agg",
-        "JUPYTER_PLATFORM_DIRS": "1",
-    }
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "snapshotlib.grading.sandboxed"], cwd=scratch, env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out,
-            start_new_session=True, preexec_fn=jail.preexec(settings.limits, cage),
-        )  # fmt: skip
-    sandbox = Sandbox(proc, cage.uid if cage else None, time.monotonic() + settings.wall)
-    sandbox.send(request)
-    return sandbox
+    def absent_used(self) -> bool:
+        used = self.ran.get("absent_used")
+        return bool(used) if isinstance(used, list) else True
 
-
-def read_cells(notebook: Path) -> list[str]:
-    """The code cells of a submitted notebook; ValueError naming what is wrong."""
-    try:
-        nb = json.loads(notebook.read_bytes()[: _MAX_CELLS_BYTES * 4])
-        cells = [
-            "".join(c["source"]) if isinstance(c["source"], list) else str(c["source"])
-            for c in nb["cells"] if c.get("cell_type") == "code"
-        ]  # fmt: skip
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{notebook.name} is not a Jupyter notebook ({e})") from None
-    if sum(map(len, cells)) > _MAX_CELLS_BYTES:
-        raise ValueError(f"{notebook.name}: more than 4 MiB of code")
-    return cells
-
-
-def _status_after_death(proc: subprocess.Popen[bytes], log: str, timed_out: bool) -> str:
-    code = proc.returncode
-    if timed_out:
-        return "timeout"
-    if code == -signal.SIGXCPU or (code == -signal.SIGKILL and "SIGXCPU" in log):
-        return "cpu-limit"
-    if "MemoryError" in log:
-        return "memory"
-    return "crashed"
-
-
-def judge(
-    notebook: Path, name: str, exercise: str, questions: list[Question], *,
-    scratch: Path, settings: Settings, hide: list[Path], uid: int, empty: Path,
-) -> SubmissionResult:  # fmt: skip
-    """Grade one submitted notebook; ``scratch`` (not yet existing) is its folder."""
-    from otter.test_files import ExceptionTestFile
-
-    from ..course.exercises import rules_for
-    from ..course.variants import variant_of
-
-    started = time.monotonic()
-    zero = tuple(TestScore(q.name, 0.0, q.points) for q in questions)
-
-    def result(
-        status: str, scores: tuple[TestScore, ...], timeouts: int, detail: str
-    ) -> SubmissionResult:
-        return SubmissionResult(
-            name, status, scores, round(time.monotonic() - started, 2), timeouts, detail
-        )
-
-    try:
-        cells = read_cells(notebook)
-    except ValueError as e:
-        return result("invalid", zero, 0, str(e))
-    rules = rules_for(exercise)
-    refuse: dict[str, tuple[str, ...]] = dict(getattr(rules, "REFUSE", {}) or {})
-    names = sorted({p for q in questions for p in _parameters(q)} - set(TRUSTED_NAMES))
-    log = scratch.parent / "logs" / f"{scratch.name}.log"
-    request = {"cells": cells, "cell_cpu": settings.cell_cpu, "call_cpu": settings.call_cpu,
-               "refuse": {k: list(v) for k, v in refuse.items()}}  # fmt: skip
-    state = _Judgement(settings)
-    state.refused.update(static_refusals(cells, refuse))
-    try:
-        sandbox = start_sandbox(scratch, request, settings, hide, uid, empty, log)
-    except (OSError, jail.JailError) as e:
-        return result("crashed", zero, 0, f"the sandbox could not start: {e}")
-    state.sandbox = sandbox
-    try:
-        try:
-            ran = sandbox.receive(settings.wall)
-            described = sandbox.ask(
-                {"op": "describe", "names": [*names, "learner_id"]}, max(60.0, settings.call_cpu)
-            ).get("answers")
-            if not isinstance(described, dict):
-                raise SandboxGone("the submission's process sent a malformed description")
-        except SandboxGone:
-            sandbox.close()
-            text = log.read_text(errors="replace")
-            timed_out = time.monotonic() >= sandbox.deadline
-            status = _status_after_death(sandbox.proc, text, timed_out)
-            tail = "\n".join(text.strip().splitlines()[-15:])
-            why = "it used its wall-clock backstop" if timed_out else "its process ended"
-            return result(status, zero, 0, f"the submission did not finish: {why}\n{tail}".strip())
+    def env(self, names: list[str], notes: list[str]) -> dict[str, Any]:
         env: dict[str, Any] = {}
-        notes: list[str] = []
         for answer in names:
-            info = described.get(answer)
+            info = self.answers.get(answer)
             if not isinstance(info, dict):
                 continue
             kind = info.get("kind")
             if kind == "data":
                 try:
-                    env[answer] = wire.decode(info["value"])
+                    env[answer] = wire.decode(info.get("value"))
                 except wire.WireError as e:
                     notes.append(f"{answer}: {e}")
             elif kind == "function":
-                env[answer] = RemoteFunction(answer, state)
+                env[answer] = RemoteFunction(answer, self)
             elif kind == "class":
-                env[answer] = RemoteClass(answer, state)
-                bases = info.get("refused") or []
-                if bases:
-                    state.refused.setdefault(answer, str(bases[0]))
+                env[answer] = RemoteClass(answer, self)
             elif kind == "unsupported":
-                notes.append(f"{answer} is not plain data: {str(info.get('why'))[:200]}")
-        learner = described.get("learner_id")
-        learner_id = learner.get("value") if isinstance(learner, dict) else None
-        if not (isinstance(learner_id, str) and learner_id.strip()):
-            learner_id = Path(name).stem
-            notes.append(f"no learner_id in the submission: variant of {learner_id!r} (file name)")
-        env["variant"] = variant_of(exercise, learner_id)
+                notes.append(f"{answer} is not plain data: {str(info.get('why'))[:300]}")
+        return env
+
+    def cell_errors(self) -> list[str]:
+        errors = self.ran.get("errors", [])
+        return [str(e)[:2000] for e in errors[:20]] if isinstance(errors, list) else []
+
+    def cell_timeouts(self) -> int:
+        n = self.ran.get("cell_timeouts", 0)
+        return n if isinstance(n, int) and 0 <= n < 10_000 else 0
+
+
+# ----------------------------------------------------------------- one submission
+
+
+@dataclass
+class Batch:
+    """What every submission of a batch is judged with."""
+
+    exercise: str
+    questions: list[Question]
+    settings: Settings
+    hide: list[Path]
+    empty: Path
+    logs: Path
+    edition: Path | None  # the learner edition, where the exercise refuses anything
+    groups: Groups | None = None
+
+
+def failed(name: str, batch: Batch, status: str, reason: str, seconds: float,
+           learner: str = "") -> SubmissionResult:  # fmt: skip
+    """A result with no points, for a submission whose judging did not end as it should."""
+    zero = tuple(TestScore(q.name, 0.0, q.points, formative=q.formative) for q in batch.questions)
+    return SubmissionResult(name, status, zero, round(seconds, 2), detail=reason[:4000],
+                            learner_id=learner)  # fmt: skip
+
+
+_WHY = {
+    "timeout": "it used its wall-clock backstop",
+    "cpu-limit": "its processes used their CPU seconds",
+    "memory": "its processes used their memory",
+}
+
+
+def _status_after_death(sandbox: channel.Sandbox, log: str, timed_out: bool) -> str:
+    code = sandbox.proc.returncode
+    if timed_out:
+        return "timeout"
+    if (
+        sandbox.cpu_exceeded
+        or code == -signal.SIGXCPU
+        or (code == -signal.SIGKILL and "SIGXCPU" in log)
+    ):
+        return "cpu-limit"
+    if "MemoryError" in log or (sandbox.group is not None and sandbox.group.out_of_memory()):
+        return "memory"
+    return "crashed"
+
+
+def judge(
+    notebook: Notebook | SubmissionError, name: str, identity: Identity, batch: Batch, *,
+    scratch: Path, uid: int,
+) -> SubmissionResult:  # fmt: skip
+    """Grade one submitted notebook (or say why it cannot be); ``scratch`` (not yet
+    existing) is its folder, ``uid`` its user id as root."""
+    from ..course.exercises import precomputed, rules_for
+    from ..course.variants import normalised_id, variant_of
+
+    started = time.monotonic()
+    questions = batch.questions
+    zero = tuple(TestScore(q.name, 0.0, q.points, formative=q.formative) for q in questions)
+    learner = identity.learner_id
+    digest = notebook.digest if isinstance(notebook, Notebook) else ""
+
+    def result(
+        status: str, scores: tuple[TestScore, ...], detail: str, **kw: Any
+    ) -> SubmissionResult:
+        return SubmissionResult(name, status, scores, round(time.monotonic() - started, 2),
+                                detail=detail, learner_id=learner, identity=identity.source,
+                                digest=digest, **kw)  # fmt: skip
+
+    if isinstance(notebook, SubmissionError):
+        return result("invalid", zero, str(notebook))
+    rules = rules_for(batch.exercise)
+    refuse: dict[str, tuple[str, ...]] = dict(getattr(rules, "REFUSE", {}) or {})
+    variant = variant_of(batch.exercise, learner) if getattr(rules, "VARIANT", False) else None
+    names = sorted({p for q in questions for p in q.parameters} - set(TRUSTED_NAMES))
+    restricted = {q.name for q in questions if set(q.parameters) & set(refuse)}
+    request: dict[str, Any] = {
+        "cells": list(notebook.cells), "cell_cpu": batch.settings.cell_cpu,
+        "call_cpu": batch.settings.call_cpu,
+        "variant": None if variant is None else {"exercise": batch.exercise, "variant": variant},
+        "given": precomputed.compute(rules, variant) if rules is not None else {},
+    }  # fmt: skip
+    refused: dict[str, Refusal] = refusals(notebook.cells, refuse)
+    group = (
+        batch.groups.make(scratch.name, batch.settings.limits.memory_mb) if batch.groups else None
+    )
+    runs: list[_Run] = []
+    log = batch.logs / f"{scratch.name}.log"
+
+    def start(edition: Path | None, folder: Path) -> _Run:
+        sandbox = channel.start(folder, request, batch.settings.limits, batch.settings.wall,
+                                contain=batch.settings.contain, hide=batch.hide, uid=uid,
+                                empty=batch.empty, log=log, edition=edition,
+                                group=group)  # fmt: skip
+        run = _Run(sandbox, batch.settings)
+        runs.append(run)
+        run.start([*names, "learner_id"])
+        return run
+
+    try:
+        try:
+            first = start(batch.edition if refuse else None, scratch)
+            second = first
+            others = [q for q in questions if q.name not in restricted and q.tests]
+            if refuse and others and first.absent_used():
+                second = start(None, scratch.with_name(scratch.name + "-whole"))
+        except (SandboxGone, OSError, jail.JailError) as e:
+            for run in runs:
+                run.sandbox.close()
+            if not runs:
+                return result("crashed", zero, f"{name}: the sandbox could not start: {e}")
+            sandbox = runs[-1].sandbox
+            text = log.read_text(errors="replace") if log.exists() else ""
+            timed_out = time.monotonic() >= sandbox.deadline
+            status = _status_after_death(sandbox, text, timed_out)
+            why = _WHY.get(status, f"its process ended ({e})")
+            tail = "\n".join(text.strip().splitlines()[-15:])
+            reason = f"{name}: the submission did not finish: {why}\n{tail}".strip()
+            return result(status, zero, reason, **_usage(group))
+        notes: list[str] = []
+        typed = first.answers.get("learner_id")
+        typed_id = typed.get("value") if isinstance(typed, dict) else None
+        if (
+            isinstance(typed_id, str)
+            and normalised_id(typed_id)
+            and (normalised_id(typed_id) != normalised_id(learner))
+        ):
+            notes.append(f"the notebook's learner_id is {typed_id[:80]!r}, but course staff name "
+                         f"this submission's learner {learner!r} ({identity.source}): graded as "
+                         f"{learner!r}")  # fmt: skip
+        envs = {id(first): first.env(names, notes)}
+        if second is not first:
+            envs[id(second)] = second.env(names, notes)
         scores = []
         for q in questions:
-            tf = ExceptionTestFile.from_string(q.source, path=f"tests/{q.name}.py")
-            uses = set(_parameters(q))
-            tf.run(env)
-            refused_here = [a for a in state.refused if a in uses]
-            if refused_here:
-                notes += [f"{q.name}: {refusal_text(a, state.refused[a])}" for a in refused_here]
-                score = 0.0
-            else:
-                score = float(
-                    sum(r.test_case.points or 0 for r in tf.test_case_results if r.passed)
-                )
-            score = min(max(score, 0.0), q.points) if math.isfinite(score) else 0.0
-            scores.append(TestScore(q.name, score, q.points))
-        errors = [str(e) for e in ran.get("errors", [])][:5] if isinstance(ran, dict) else []
-        timeouts = ran.get("cell_timeouts", 0) if isinstance(ran, dict) else 0
-        timeouts = timeouts if isinstance(timeouts, int) and 0 <= timeouts < 10_000 else 0
-        detail = "\n".join([*dict.fromkeys(notes), *errors])[:4000]
-        return result("ok", tuple(scores), timeouts, detail)
+            run = first if q.name in restricted else second
+            env = {**envs[id(run)], "variant": variant}
+            hit = [refused[a] for a in q.parameters if a in refused]
+            if hit:
+                scores.append(TestScore(q.name, 0.0, q.points, hit[0].message(), q.formative))
+                continue
+            score, message, passed = run_question(q, env, batch.settings.test_cpu)
+            scores.append(TestScore(q.name, score, q.points, message, q.formative, passed))
+        detail = "\n".join(_cell_errors(first, second))
+        timeouts = first.cell_timeouts()
+        return result("ok", tuple(scores), detail, cell_timeouts=timeouts,
+                      notes=tuple(dict.fromkeys(notes)), **_usage(group))  # fmt: skip
     finally:
-        sandbox.close()
+        for run in runs:
+            run.sandbox.close()
+        if group is not None:
+            group.remove()
+
+
+def _cell_errors(first: _Run, second: _Run) -> list[str]:
+    """What went wrong in the cells. Where a second run against the whole engine graded
+    the questions that refuse nothing, the first run's uses of what the exercise refuses
+    are summed up in a line, not repeated cell by cell."""
+    errors = first.cell_errors()
+    if second is first:
+        return errors
+    absent = [e.partition(":")[0] for e in errors if "NotInThisExercise" in e]
+    rest = [e for e in errors if "NotInThisExercise" not in e]
+    if absent:
+        rest.append(
+            f"{', '.join(absent)} use what this exercise asks the learner to write: absent when "
+            "its questions that refuse it were graded, there when the others were"
+        )
+    return rest + [f"(whole engine) {e}" for e in second.cell_errors() if e not in errors]
+
+
+def _usage(group: Group | None) -> dict[str, Any]:
+    if group is None:
+        return {}
+    peak = group.memory_peak()
+    return {"cpu_seconds": round(group.cpu_seconds(), 2),
+            "peak_mb": None if peak is None else round(peak / 2**20, 1)}  # fmt: skip

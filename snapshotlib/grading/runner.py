@@ -1,48 +1,74 @@
 """Grade a folder of submitted notebooks, each judged from outside its sandbox.
 
-Each submission's cells run in a sandboxed process of their own (:mod:`.jail`,
-:mod:`.sandboxed`) that holds nothing secret; the tests run in a trusted process
-(:mod:`.judge`) that reaches the learner's answers only as data. Submissions are judged
-``jobs`` at a time, in worker processes (each loads otter-grader's test classes once).
-See :data:`CONTAINMENT` for what this does and does not prevent.
+Each submission is judged in a process of its own (:mod:`.judge`), forked for it by a
+worker that has loaded the grader once (:mod:`.worker`), under limits of its own: whatever a
+submission is or does (an odd file, a crash, garbage on the grader's channel, data
+that makes the tests slow or large), its failure ends that process only and becomes
+its own status and reason; the batch always finishes with a gradebook. Results are
+written as each submission finishes (:class:`~.gradebook.GradebookFiles`); ``resume``
+skips what was graded before. See :data:`CONTAINMENT` for what the sandbox does and
+does not prevent.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import atexit
+import base64
+import contextlib
+import hashlib
+import json
 import os
+import pickle
+import selectors
 import shutil
+import subprocess
+import sys
 import tempfile
+import time
 import zipfile
-from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import replace
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from . import jail
-from .gradebook import Gradebook, SubmissionResult
-from .judge import Settings, judge, load_questions
+from . import edition, jail
+from .gradebook import Gradebook, GradebookFiles, SubmissionResult
+from .judge import Batch, Settings, failed, load_questions
+from .limits import Groups
+from .submissions import Identities, RosterError, SubmissionError, candidates, read_bytes
 
 CONTAINMENT = """\
 judged from outside: the tests run in a trusted process where no code of the submission
 has run; they reach its answers only as plain data (JSON: values, and the learner's
 functions called in the sandbox with data in and data out), so hooks, patched test
-classes or results left in the submission's process cannot see or change a verdict;
-scores are computed by the grader (finite, clamped to each question's points).
+classes, forged replies or results left in the submission's process cannot see or
+change a verdict; scores are computed by the grader (finite, clamped to each question's
+points); each test runs under a CPU budget of the grader's own.
+the engine as the exercise allows it: where an exercise asks the learner to write part
+of the engine, the cells run against a learner edition in which that part is absent
+(a stand-in says the exercise asks for it), and an answer whose code references the
+engine's version scores 0 for its question, with the line quoted.
+who it is: the variant comes from course staff (a roster, or the file name), never from
+the notebook; a typed id that disagrees is reported.
 contained everywhere: CPU time per cell, per call and per submission; memory (address
-space), file size, open files, core files; a wall-clock backstop per submission; an
-answer that calls or subclasses the engine's own implementation of what it asks for
-scores 0 for its question.
+space), file size, open files, core files; a wall-clock backstop per submission; the
+submission's sandbox gets its cells through a pipe and the grader's environment is not
+passed on; links, folders and other non-regular files are refused.
+all of a submission's processes together: where control groups can be made (as root on
+Linux, usually), its memory, processes and CPU time are limited as a whole; elsewhere it
+runs as one process that cannot fork or start threads.
 as root (Linux): a private mount namespace, every mount read-only except a private tmpfs
 of limited size as the scratch folder, empty private /tmp, /var/tmp and /dev/shm, the
-course's solutions/, build/autograder/ and .git covered (and the paths given as `hide`);
-private IPC and network namespaces (System V objects die with the submission, no
-network, not the grader's loopback nor its abstract sockets); a user id of its own (no
-reach into other submissions; every process left with that id is killed when it ends);
-at most 256 processes.
-not contained: reading other world-readable files on the machine; a submission that
-hides its use of the engine from the delegation checks (they look at its code and watch
-its calls, but run where it runs); without root, everything listed under "as root"."""
+course's solutions/, build/, .git and the submissions folder covered (and the paths
+given as `hide`), the engine's real package covered by the learner edition, a /proc
+that shows only its own processes (Linux 5.8 and later); private IPC and network
+namespaces (System V objects die with the submission, no network, not the grader's
+loopback nor its abstract sockets); a user id of its own (no reach into other
+submissions; every process left with that id is killed when it ends).
+not contained: reading other world-readable files on the machine; without root,
+everything listed under "as root" (then a submission can read the engine's real source,
+other submissions and the grader's command line)."""
 
 
 class GradingError(ValueError):
@@ -73,12 +99,13 @@ def course_folder(course: str | Path | None = None) -> Path | None:
     return checkout if (checkout / "solutions").is_dir() else None
 
 
-def _always_hidden(zipped: Path, scratch_base: Path, course: Path | None) -> list[Path]:
-    """The autograder zip's folder and the course's solutions, built autograders and
-    version-control history; not a folder that holds the scratch folders."""
-    candidates = [zipped.resolve().parent]
+def _always_hidden(zipped: Path, scratch_base: Path, course: Path | None,
+                   submissions: Path) -> list[Path]:  # fmt: skip
+    """The autograder zip's folder, the submissions folder, and the course's solutions,
+    builds and version-control history; never a folder that holds the scratch folders."""
+    candidates = [zipped.resolve().parent, submissions.resolve()]
     if course is not None:
-        candidates += [course / "solutions", course / "build" / "autograder", course / ".git"]
+        candidates += [course / "solutions", course / "build", course / "dist", course / ".git"]
     base = scratch_base.resolve()
     return [c for c in candidates if c.is_dir() and not base.is_relative_to(c)]
 
@@ -88,48 +115,22 @@ def containment_warning() -> str:
     missing = jail.missing_capabilities()
     if not missing:
         return ""
-    return ("note: not running as root on Linux, so submissions are NOT contained by: "
-            + "; ".join(missing) + ". See README (Grading) for what holds.")  # fmt: skip
-
-
-# ----------------------------------------------------------------- grading
-
-
-def _judge_one(
-    index: int, notebook: str, exercise: str, zipped: str, base: str, settings: Settings,
-    hide: list[str], uid: int,
-) -> SubmissionResult:  # fmt: skip
-    """One submission, in a worker process (or in the caller's)."""
-    questions = _questions(zipped)
-    scratch = Path(base) / f"{index:04d}"
-    try:
-        return judge(Path(notebook), Path(notebook).name, exercise, questions,
-                     scratch=scratch, settings=settings, hide=[Path(h) for h in hide], uid=uid,
-                     empty=Path(base) / ".empty")  # fmt: skip
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-_loaded: dict[str, list] = {}  # type: ignore[type-arg]
-
-
-def _questions(zipped: str) -> list:  # type: ignore[type-arg]
-    if zipped not in _loaded:
-        _loaded[zipped] = load_questions(Path(zipped))
-    return _loaded[zipped]
+    return ("note: submissions are NOT contained here by: " + "; ".join(missing)
+            + ". See README (Grading) for what holds.")  # fmt: skip
 
 
 def find_inputs(
     submissions_dir: str | Path, exercise: str, autograder: str | Path | None,
     course: Path | None = None,
 ) -> tuple[list[Path], Path]:  # fmt: skip
-    """The submitted notebooks and the autograder zip (by default the course's
-    ``build/autograder/{exercise}.zip``, or that path under the current folder when there
-    is no course); :class:`GradingError` if either is missing."""
+    """The submitted notebooks (every ``*.ipynb`` entry, whatever it is) and the
+    autograder zip (by default the course's ``build/autograder/{exercise}.zip``, or that
+    path under the current folder when there is no course); :class:`GradingError` if
+    either is missing."""
     folder = Path(submissions_dir)
     if not folder.is_dir():
         raise GradingError(f"{folder}: no such folder")
-    submissions = sorted(folder.glob("*.ipynb"))
+    submissions = candidates(folder)
     if not submissions:
         raise GradingError(f"{folder}: no *.ipynb submissions")
     built = (course or Path()) / "build" / "autograder" / f"{exercise}.zip"
@@ -137,6 +138,122 @@ def find_inputs(
     if not zipped.is_file():
         raise GradingError(f"{zipped}: no autograder zip (run `make exercises`)")
     return submissions, zipped
+
+
+# ----------------------------------------------------------------- judging workers
+
+
+@dataclass
+class _Worker:
+    """A judging worker (:mod:`.worker`), the batch it holds and the job it has in hand."""
+
+    proc: subprocess.Popen[str]
+    key: str = ""
+    job: dict[str, Any] | None = None
+
+    def send(self, request: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+
+    def give(self, batch: Batch, key: str, job: dict[str, Any]) -> None:
+        if self.key != key:
+            self.send({"key": key, "batch": base64.b64encode(pickle.dumps(batch)).decode()})
+            self.key = key
+        self.job = job
+        self.send({**job, "key": key})
+
+
+#: workers kept between grading runs of this process (each has loaded the grader)
+_IDLE: list[_Worker] = []
+_KEEP_IDLE = 4
+
+
+def _worker() -> _Worker:
+    while _IDLE:
+        worker = _IDLE.pop()
+        if worker.proc.poll() is None:
+            return worker
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snapshotlib.grading.worker"], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True, encoding="utf-8", start_new_session=True,
+    )  # fmt: skip
+    return _Worker(proc)
+
+
+def _retire(worker: _Worker) -> None:
+    """Keep an idle worker for the next grading run, or end it."""
+    if worker.proc.poll() is None and worker.job is None and len(_IDLE) < _KEEP_IDLE:
+        _IDLE.append(worker)
+        return
+    if worker.proc.poll() is None:
+        if worker.job is not None:  # stopped part way: the worker closes its sandbox
+            worker.proc.terminate()
+        else:
+            with contextlib.suppress(OSError):
+                assert worker.proc.stdin is not None
+                worker.proc.stdin.close()
+    try:
+        worker.proc.wait(20)
+    except subprocess.TimeoutExpired:
+        worker.proc.kill()
+        worker.proc.wait()
+    for stream in (worker.proc.stdin, worker.proc.stdout):
+        with contextlib.suppress(OSError):
+            if stream is not None:
+                stream.close()
+
+
+@atexit.register
+def _end_idle_workers() -> None:
+    while _IDLE:
+        worker = _IDLE.pop()
+        worker.job = None
+        with contextlib.suppress(OSError):
+            assert worker.proc.stdin is not None
+            worker.proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.proc.wait(5)
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(read_bytes(path)).hexdigest()
+    except SubmissionError:
+        return ""
+
+
+class _Progress:
+    """Count, rate and time left on standard error (tqdm where installed)."""
+
+    def __init__(self, total: int, done: int, show: bool) -> None:
+        self.bar: Any = None
+        self.show = show
+        self.total, self.done, self.started = total, done, time.monotonic()
+        if show:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, initial=done, unit="submission", file=sys.stderr,
+                                dynamic_ncols=True)  # fmt: skip
+            except ImportError:
+                self.bar = None
+
+    def step(self, result: SubmissionResult) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{result.submission}: {result.status}", refresh=False)
+            self.bar.update(1)
+        elif self.show:
+            elapsed = time.monotonic() - self.started
+            rate = (self.done) / elapsed if elapsed > 0 else 0.0
+            left = (self.total - self.done) / rate if rate else 0.0
+            print(f"graded {self.done}/{self.total} ({rate * 60:.1f}/min, about {left:.0f} s "
+                  f"left): {result.submission} {result.status}", file=sys.stderr)  # fmt: skip
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def grade(
@@ -149,6 +266,7 @@ def grade(
     cpu_seconds: int = 300,
     cell_cpu: float = 60,
     call_cpu: float = 60,
+    test_cpu: float = 120,
     timeout: float = 900,
     memory_mb: int = 2048,
     fsize_mb: int = 64,
@@ -159,6 +277,12 @@ def grade(
     contain: bool = True,
     workdir: str | Path | None = None,
     first_index: int = 0,
+    roster: str | Path | dict[str, str] | None = None,
+    id_pattern: str | None = None,
+    resume: bool = False,
+    progress: bool = False,
+    on_result: Callable[[SubmissionResult], None] | None = None,
+    in_process: bool = False,
 ) -> Gradebook:
     """Grade every ``*.ipynb`` in ``submissions_dir`` against an otter autograder zip.
 
@@ -166,28 +290,40 @@ def grade(
     ----------
     submissions_dir : folder of submitted notebooks (not searched recursively)
     exercise : exercise name, e.g. ``"01_is_this_cut_consistent"``
-    out_csv : where to write the gradebook (one row per submission and test, with totals)
+    out_csv : where to write the gradebook (the long CSV; the wide one and the results
+        as JSON Lines go beside it), written again as each submission is graded
     autograder : the autograder zip (default ``build/autograder/{exercise}.zip`` of the
         course)
-    course : the course folder, whose ``solutions/``, ``build/autograder/`` and ``.git``
-        submissions never see (default: the source checkout of this package, if it is one)
+    course : the course folder, whose ``solutions/``, ``build/`` and ``.git`` submissions
+        never see (default: the source checkout of this package, if it is one)
     cpu_seconds : CPU seconds for all of a submission's work (its processes are killed)
     cell_cpu, call_cpu : CPU seconds per notebook cell and per call of a learner's
         function by a test, before it is interrupted (the submission goes on)
+    test_cpu : CPU seconds of the grader's own work per test (a test over it fails)
     timeout : wall-clock seconds per submission, a far backstop only: a busy machine
         slows a submission down but does not make it use more CPU time
-    memory_mb : address-space limit of each of the submission's processes
+    memory_mb : memory of a submission: all its processes together where control groups
+        can be made, else its one process
     fsize_mb, scratch_mb, open_files : largest file, size of the scratch folder (as root),
         open files per process
-    jobs : submissions graded at once (each in a worker process of its own)
+    jobs : submissions graded at once (each in a process of its own)
     hide : paths the submission must not read (root only: covered by an empty folder);
-        the autograder zip's folder and the course's solutions/, build/autograder/ and
-        .git are always among them
+        the autograder zip's folder, the submissions folder and the course's solutions/,
+        build/, dist/ and .git are always among them
     contain : use the namespaces and a user id per submission when running as root
     workdir : where the scratch folders go
     first_index : the number of the first submission, from which (as root) its user id
         derives: gradings running at once in processes whose ids agree modulo 10,000
         need disjoint numbers
+    roster : a CSV file (columns ``submission`` and ``learner_id``), or such a mapping,
+        naming each submission's learner; else the file name does
+    id_pattern : a regular expression whose first group picks the learner id out of a
+        file name (as a learning platform's export names files)
+    resume : keep the results of ``out_csv``'s earlier run for files unchanged since
+    progress : show count, rate and time left on standard error
+    on_result : called with each result as it is graded
+    in_process : fork each submission's judging process from this one rather than from
+        worker processes (for a process that does nothing else: a Spark task's supervisor)
 
     Examples
     --------
@@ -198,47 +334,162 @@ def grade(
     folder = course_folder(course)
     submissions, zipped = find_inputs(submissions_dir, exercise, autograder, folder)
     tests = autograder_tests(zipped)
+    try:
+        identities = Identities(roster, id_pattern)
+    except RosterError as e:
+        raise GradingError(str(e)) from None
     limits = jail.Limits(cpu_seconds=int(cpu_seconds), memory_mb=memory_mb, fsize_mb=fsize_mb,
                          scratch_mb=scratch_mb, open_files=open_files)  # fmt: skip
-    settings = Settings(limits, float(cell_cpu), float(call_cpu), float(timeout), contain)
+    settings = Settings(limits, float(cell_cpu), float(call_cpu), float(timeout), contain,
+                        float(test_cpu))  # fmt: skip
     book = Gradebook(exercise, list(tests))
+    files = GradebookFiles(book, out_csv, resume=resume) if out_csv is not None else None
     base = Path(tempfile.mkdtemp(prefix="snapshotlib-grade-", dir=workdir))
     os.chmod(base, 0o711)
     (base / ".empty").mkdir(mode=0o555)
     (base / "logs").mkdir(mode=0o700)  # the grader's only: no submission reads another's
-    hidden = [str(h) for h in [*hide, *_always_hidden(zipped, base, folder)]]
-    args = [
-        (i, str(sub), exercise, str(zipped.resolve()), str(base), settings, hidden,
-         jail.submission_uid(first_index + i) if contain else 0)
-        for i, sub in enumerate(submissions)
-    ]  # fmt: skip
+    groups = Groups() if contain else None
     try:
-        if jobs <= 1:
-            results = [_judge_one(*a) for a in args]
-        else:
-            context = multiprocessing.get_context("forkserver")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-                futures: list[Future[SubmissionResult]] = [
-                    pool.submit(_judge_one, *a) for a in args
-                ]
-                results = [f.result() for f in futures]
+        refused = edition.refused_targets(exercise)
+        learner_edition = edition.build(refused, base / "edition") if refused else None
+        hidden = [Path(h) for h in [*hide, *_always_hidden(zipped, base, folder,
+                                                           Path(submissions_dir))]]  # fmt: skip
+        batch = Batch(exercise, load_questions(zipped), settings, hidden, base / ".empty",
+                      base / "logs", learner_edition, groups)  # fmt: skip
+        todo: deque[tuple[int, Path]] = deque()
+        for i, path in enumerate(submissions):
+            kept = files.already(path.name, _digest(path)) if files and resume else None
+            if kept is not None:
+                book.results.append(kept)
+            else:
+                todo.append((i, path))
+        shown = _Progress(len(submissions), len(book.results), progress)
+
+        def add(result: SubmissionResult) -> None:
+            if files is not None:
+                files.add(result)
+            else:
+                book.results.append(result)
+            shown.step(result)
+            if on_result is not None:
+                on_result(result)
+
+        try:
+            if in_process:
+                from .worker import run_job  # (not at the top: `-m ...worker` runs it)
+
+                for index, path in todo:
+                    add(run_job(_job(index, path, batch, identities, base, first_index,
+                                     contain), batch))  # fmt: skip
+            else:
+                _run_all(todo, batch, identities, base, jobs, first_index, contain, add)
+        finally:
+            shown.close()
     finally:
+        if groups is not None:
+            groups.close()
         shutil.rmtree(base, ignore_errors=True)
-    book.results = [replace(r, scores=tuple(r.scores)) for r in results]
-    if out_csv is not None:
-        book.to_csv(out_csv)
+    book.results.sort(key=lambda r: r.submission)
+    if files is not None:
+        files.write()
     return book
+
+
+def _job(index: int, path: Path, batch: Batch, identities: Identities, base: Path,
+         first_index: int, contain: bool) -> dict[str, Any]:  # fmt: skip
+    """What a worker needs to judge one submission (plain data)."""
+    settings = batch.settings
+    # the grader's own time on a submission: the sandbox's backstop, then its tests
+    backstop = settings.wall + 60 + 4 * settings.test_cpu * max(1, len(batch.questions))
+    job: dict[str, Any] = {
+        "id": index, "path": str(path), "scratch": str(base / f"{index:04d}"),
+        "uid": jail.submission_uid(first_index + index) if contain else 0,
+        "memory_mb": settings.limits.memory_mb,
+        # the grader's own work on what the submission gave (its tests, replays of its
+        # data) gets the submission's CPU seconds too, and a little to start
+        "cpu_seconds": int(settings.limits.cpu_seconds + 30), "backstop": backstop,
+    }  # fmt: skip
+    try:
+        identity = identities.of(path.name)
+        job.update(learner_id=identity.learner_id, identity=identity.source)
+    except SubmissionError as e:
+        job["invalid"] = str(e)
+    return job
+
+
+def _run_all(
+    todo: deque[tuple[int, Path]], batch: Batch, identities: Identities, base: Path, jobs: int,
+    first_index: int, contain: bool, add: Callable[[SubmissionResult], None],
+) -> None:  # fmt: skip
+    def job_of(index: int, path: Path) -> dict[str, Any]:
+        return _job(index, path, batch, identities, base, first_index, contain)
+
+    key = f"{os.getpid()}.{time.monotonic_ns()}"
+    workers = [_worker() for _ in range(max(1, min(jobs, len(todo))))]
+
+    def give(worker: _Worker) -> None:
+        worker.give(batch, key, job_of(*todo.popleft()))
+
+    try:
+        for worker in workers:
+            if todo:
+                give(worker)
+        with selectors.DefaultSelector() as sel:
+            for worker in workers:
+                assert worker.proc.stdout is not None
+                sel.register(worker.proc.stdout, selectors.EVENT_READ, worker)
+            while any(w.job is not None for w in workers):
+                for found, _ in sel.select(timeout=5.0):
+                    worker = found.data
+                    line = worker.proc.stdout.readline()
+                    if not line:  # the worker itself ended: its job crashed, a new one goes on
+                        sel.unregister(worker.proc.stdout)
+                        worker.proc.wait()
+                        if worker.job is not None:
+                            why = f"the grader's worker ended (code {worker.proc.returncode})"
+                            add(_lost(worker.job, batch, why))
+                            worker.job = None
+                        if todo:
+                            fresh = _worker()
+                            workers.append(fresh)
+                            assert fresh.proc.stdout is not None
+                            sel.register(fresh.proc.stdout, selectors.EVENT_READ, fresh)
+                            give(fresh)
+                        continue
+                    add(_reply(line, worker.job, batch))
+                    worker.job = None
+                    if todo:
+                        give(worker)
+    finally:
+        for worker in workers:
+            _retire(worker)
+
+
+def _lost(job: dict[str, Any] | None, batch: Batch, why: str) -> SubmissionResult:
+    name = Path(job["path"]).name if job else "?"
+    return failed(name, batch, "crashed", f"{name}: {why}", 0.0,
+                  str((job or {}).get("learner_id", "")))  # fmt: skip
+
+
+def _reply(line: str, job: dict[str, Any] | None, batch: Batch) -> SubmissionResult:
+    try:
+        data = json.loads(line)
+        return SubmissionResult.from_dict(data["result"])
+    except (ValueError, TypeError, KeyError) as e:
+        return _lost(job, batch, f"its result could not be read ({e})")
 
 
 def grade_one(
     notebook: str | Path, autograder: str | Path, *, index: int = 0, exercise: str | None = None,
-    **kw: object,
+    learner_id: str | None = None, **kw: Any,
 ) -> SubmissionResult:  # fmt: skip
     """Grade a single notebook (see :func:`grade` for the keywords); ``index`` is its
     ``first_index``: calls running at once need distinct ones. ``exercise`` defaults to
-    the autograder zip's name."""
+    the autograder zip's name; ``learner_id``, to the file name's stem."""
     with tempfile.TemporaryDirectory() as tmp:
-        shutil.copyfile(notebook, Path(tmp) / Path(notebook).name)
+        source = Path(notebook)
+        shutil.copyfile(source, Path(tmp) / source.name)
         name = exercise or Path(autograder).stem
-        book = grade(tmp, name, autograder=autograder, first_index=index, **kw)  # type: ignore[arg-type]
+        roster = {source.name: learner_id} if learner_id is not None else None
+        book = grade(tmp, name, autograder=autograder, first_index=index, roster=roster, **kw)
         return book.results[0]

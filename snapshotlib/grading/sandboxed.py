@@ -1,18 +1,22 @@
 """The program that runs a submission inside its sandbox; it holds nothing secret.
 
 ``python -m snapshotlib.grading.sandboxed`` reads a request (one JSON line: the
-submission's code cells, CPU seconds per cell and per call, the engine implementations
-each answer may not use), runs the cells in one namespace as a notebook would, and then
-answers the trusted grader's questions about the learner's answers, one JSON line each:
+submission's code cells, CPU seconds per cell and per call, the variant the grader
+gives it, and the exercise's setup the grader computed for that variant), runs the
+cells in one namespace as a notebook would, and then answers the trusted grader's
+questions about the learner's answers, one JSON line each:
 
 * ``describe``: each answer as plain data, or that it is a function or a class;
 * ``call``: a learner's function called on plain data, its result as plain data;
 * ``driver``: a learner's class run by an exercise's driver, its report as plain data.
 
-No test and no expected result ever comes here: the grader judges the data it gets back
-in its own process. The protocol uses two descriptors of its own; the submission's
-stdout and stderr go to a capped log, its stdin is empty. ``grader.check`` calls in the
-notebook do nothing here (the public tests run in the grader with the hidden ones).
+It runs against whatever ``snapshotlib`` is first on its path: for an exercise that
+asks the learner to write part of the engine, a learner edition without that part
+(:mod:`snapshotlib.grading.edition`). No test and no expected result ever comes here,
+and nothing here decides a score: whatever this process answers is judged by the grader
+in its own process, as if the learner's code had computed it. The protocol uses two
+descriptors of its own; the submission's stdout and stderr go to a capped log, its stdin
+is empty. ``grader.check`` calls in the notebook do nothing here.
 """
 
 from __future__ import annotations
@@ -22,12 +26,12 @@ import json
 import os
 import signal
 import sys
-import threading
 import traceback
 import types
 from collections.abc import Callable
 from typing import Any
 
+from .. import absent
 from . import wire
 
 #: what a learner's cell printed, kept for the gradebook's detail (the rest is dropped)
@@ -37,10 +41,6 @@ _LOG_CAP = 64 * 1024
 class CpuLimit(BaseException):
     """A cell or a call used its CPU seconds (a BaseException, so ``except Exception``
     in the submission does not swallow it)."""
-
-
-class Delegated(Exception):
-    """An answer called the engine's own implementation of what it was to implement."""
 
 
 class _CappedLog(io.TextIOBase):
@@ -72,6 +72,9 @@ def _stub_otter() -> None:
     otter = types.ModuleType("otter")
     otter.Notebook = _Grader  # type: ignore[attr-defined]
     sys.modules["otter"] = otter
+    checking = types.ModuleType("snapshotlib.course.checking")
+    checking.Notebook = _Grader  # type: ignore[attr-defined]
+    sys.modules["snapshotlib.course.checking"] = checking
 
 
 def _on_cpu_limit(signum: int, frame: Any) -> None:
@@ -88,67 +91,7 @@ def _cpu_limited(seconds: float, work: Callable[[], Any]) -> Any:
         signal.setitimer(signal.ITIMER_PROF, 0, 0)
 
 
-def _resolve(target: str) -> Any:
-    module, _, qualname = target.partition(":")
-    obj: Any = __import__(module, fromlist=["_"])
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def _codes(obj: Any) -> set[types.CodeType]:
-    """The code objects of a function, or of every function a class defines."""
-    if isinstance(obj, type):
-        codes: set[types.CodeType] = set()
-        for value in vars(obj).values():
-            func = getattr(value, "__func__", value)
-            if isinstance(func, types.FunctionType):
-                codes.add(func.__code__)
-        return codes
-    func = getattr(obj, "__func__", obj)
-    return {func.__code__} if isinstance(func, types.FunctionType) else set()
-
-
-class _Watch:
-    """Flags a call into refused engine code while a learner's answer runs."""
-
-    def __init__(self, refused: dict[str, list[str]]) -> None:
-        self.targets: dict[str, list[tuple[str, Any]]] = {}
-        for name, targets in refused.items():
-            resolved = []
-            for target in targets:
-                try:
-                    resolved.append((target, _resolve(target)))
-                except (ImportError, AttributeError):
-                    continue
-            self.targets[name] = resolved
-
-    def classes(self, name: str) -> list[tuple[str, type]]:
-        return [(t, o) for t, o in self.targets.get(name, []) if isinstance(o, type)]
-
-    def run(self, name: str, work: Callable[[], Any]) -> Any:
-        codes = {c: t for t, o in self.targets.get(name, []) for c in _codes(o)}
-        if not codes:
-            return work()
-        hit: list[str] = []
-
-        def profile(frame: Any, event: str, arg: Any) -> None:
-            if event == "call" and frame.f_code in codes and not hit:
-                hit.append(codes[frame.f_code])
-
-        threading.setprofile(profile)
-        sys.setprofile(profile)
-        try:
-            result = work()
-        finally:
-            sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
-        if hit:
-            raise Delegated(hit[0])
-        return result
-
-
-def _describe(namespace: dict[str, Any], names: list[str], watch: _Watch) -> dict[str, Any]:
+def _describe(namespace: dict[str, Any], names: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in names:
         if name not in namespace:
@@ -158,8 +101,7 @@ def _describe(namespace: dict[str, Any], names: list[str], watch: _Watch) -> dic
         if value is Ellipsis:  # the exercise's placeholder: not answered
             out[name] = {"kind": "missing"}
         elif isinstance(value, type):
-            bases = [t for t, cls in watch.classes(name) if issubclass(value, cls)]
-            out[name] = {"kind": "class", "refused": bases}
+            out[name] = {"kind": "class"}
         elif callable(value):
             out[name] = {"kind": "function"}
         else:
@@ -167,6 +109,8 @@ def _describe(namespace: dict[str, Any], names: list[str], watch: _Watch) -> dic
                 out[name] = {"kind": "data", "value": wire.encode(value)}
             except wire.WireError as e:
                 out[name] = {"kind": "unsupported", "why": str(e)}
+            except Exception as e:  # an object of the learner's that fails when read
+                out[name] = {"kind": "unsupported", "why": _error_text(e)}
     return out
 
 
@@ -175,18 +119,30 @@ def _error_text(e: BaseException) -> str:
     return "".join(lines).strip()[:2000]
 
 
+def _given(request: dict[str, Any]) -> None:
+    """Set what the grader gives: the variant, and the exercise's precomputed setup."""
+    from ..course import variants
+    from ..course.exercises import precomputed
+
+    graded = request.get("variant")
+    if isinstance(graded, dict):
+        variants.grade_as(str(graded["exercise"]), int(graded["variant"]))
+    precomputed.give(request.get("given") or {})
+
+
 class _Session:
-    def __init__(self, request: dict[str, Any], reply: Callable[[dict[str, Any]], None]) -> None:
-        self.reply = reply
+    def __init__(self, request: dict[str, Any]) -> None:
         self.cell_cpu = float(request["cell_cpu"])
         self.call_cpu = float(request["call_cpu"])
-        self.watch = _Watch(request.get("refuse", {}))
         self.namespace: dict[str, Any] = {"__name__": "__main__"}
 
     def run_cells(self, cells: list[str]) -> dict[str, Any]:
         from IPython.core.interactiveshell import InteractiveShell
+        from traitlets.config import Config
 
-        shell = InteractiveShell.instance(user_ns=self.namespace)
+        config = Config()
+        config.HistoryManager.enabled = False  # no history thread (one process, one thread)
+        shell = InteractiveShell.instance(config=config, user_ns=self.namespace)
         errors: list[str] = []
         timeouts = 0
         for number, source in enumerate(cells, start=1):
@@ -206,14 +162,13 @@ class _Session:
                 errors.append(f"cell {number}: interrupted after {self.cell_cpu:g} s of CPU time")
             elif failure is not None:
                 errors.append(f"cell {number}: {_error_text(failure)}")
-        return {"op": "ran", "errors": errors[-20:], "cell_timeouts": timeouts}
+        return {"op": "ran", "errors": errors[-20:], "cell_timeouts": timeouts,
+                "absent_used": list(absent.USED)}  # fmt: skip
 
-    def call(self, name: str, work: Callable[[], Any]) -> dict[str, Any]:
+    def call(self, work: Callable[[], Any]) -> dict[str, Any]:
         try:
-            value = _cpu_limited(self.call_cpu, lambda: self.watch.run(name, work))
+            value = _cpu_limited(self.call_cpu, work)
             return {"value": wire.encode(value)}
-        except Delegated as d:
-            return {"refused": d.args[0]}
         except CpuLimit:
             return {"error": f"CpuLimit: used more than {self.call_cpu:g} s of CPU time"}
         except wire.WireError as e:
@@ -224,19 +179,19 @@ class _Session:
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op = message.get("op")
         if op == "describe":
-            return {"answers": _describe(self.namespace, list(message["names"]), self.watch)}
+            return {"answers": _describe(self.namespace, [str(n) for n in message["names"]])}
         name = str(message.get("name"))
         target = self.namespace.get(name)
         args = wire.decode(message.get("args", []))
         if op == "call":
             if not callable(target):
                 return {"error": f"{name} is not a function"}
-            return self.call(name, lambda: target(*args))
+            return self.call(lambda: target(*args))
         if op == "driver":
             from .drivers import find_driver
 
             driver = find_driver(str(message["driver"]))
-            return self.call(name, lambda: driver(target, *args))
+            return self.call(lambda: driver(target, *args))
         return {"error": f"unknown request {op!r}"}
 
 
@@ -258,7 +213,8 @@ def main() -> None:
         proto_out.flush()
 
     request = json.loads(proto_in.readline())
-    session = _Session(request, reply)
+    _given(request)
+    session = _Session(request)
     ran = session.run_cells([str(c) for c in request["cells"]])
     ran["log"] = "".join(log.parts)[-4000:]
     reply(ran)

@@ -62,6 +62,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
             "received_by": list(value.received_by),
             "events": [[type(e).__name__, *encode(tuple(e), d)["$tuple"]] for e in value.events],
         }}  # fmt: skip
+    if getattr(value, "shape", None) == () and callable(getattr(value, "item", None)):
+        return encode(value.item(), d)  # a NumPy scalar: the number it holds
     raise WireError(
         f"{type(value).__name__!r} is not plain data "
         "(give numbers, strings, lists, tuples, sets or dicts)"

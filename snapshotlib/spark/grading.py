@@ -1,30 +1,37 @@
 """Grade a folder of submitted notebooks on Spark, one Spark task per submission.
 
-The driver reads every submission (its bytes) and ships the autograder zip to the
+The driver reads every submission (its bytes; a link, a folder or another non-regular
+file is refused there, as the local grader refuses it) and names its learner (a roster
+or the file name, as the local grader does), and ships the autograder zip to the
 executors once (a broadcast variable), so the submissions folder need not be on a file
 system the workers see. Each submission is one partition of an RDD and is graded by a
 Spark job of its own. Its task writes the notebook and the zip into a temporary folder
 of its worker and starts a supervisor process in a session of its own, which grades it
 with :func:`snapshotlib.grading.grade_one`: the limits and the containment of the local
-grader (a child process in its own scratch folder and session; time, CPU, memory and
-file-size limits; as root a private read-only mount namespace and a user id of its own,
-numbered by the submission's position so that tasks running at once never share one).
-The supervisor outlives a task whose worker Spark kills, so the limits still hold and
-the temporary files still go. The task hands back a plain row, and the driver
-assembles the same :class:`~snapshotlib.grading.Gradebook` as the local grader.
+grader (its own judging process and sandbox, its own scratch folder and session; time,
+CPU, memory and file-size limits; as root a control group, a private read-only mount
+namespace and a user id of its own, numbered by the submission's position so that
+tasks running at once never share one). The supervisor outlives a task whose worker
+Spark kills, so the limits still hold and the temporary files still go. The task hands
+back the result as plain data, and the driver writes it to the gradebook as it comes,
+the same :class:`~snapshotlib.grading.Gradebook` as the local grader's.
 
 A job of its own per submission means that a task that fails outright (its Python
 worker killed, an executor lost, an exception) fails that job only: the submission gets
 the status ``"crashed"`` and the reason, and every other submission is graded as usual.
 
-Output: the gradebook CSV exactly as the local grader writes it, and the same rows (one
-per submission and test, with a ``TOTAL`` row per submission) as Parquet beside it.
+Output: the gradebook files exactly as the local grader writes them (written again as
+each submission is graded; ``resume`` keeps what an earlier run graded), and the rows of
+the long CSV (one per submission and question, with a ``TOTAL`` row per submission) as
+Parquet beside it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import hashlib
 import importlib.util
 import itertools
 import json
@@ -36,21 +43,27 @@ import tempfile
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from ..grading.gradebook import Gradebook, SubmissionResult, TestScore
-from ..grading.runner import autograder_tests, course_folder, find_inputs, grade_one
+from ..grading.gradebook import Gradebook, GradebookFiles, SubmissionResult, TestScore
+from ..grading.judge import load_questions
+from ..grading.runner import GradingError, autograder_tests, course_folder, find_inputs, grade_one
+from ..grading.submissions import Identities, RosterError, SubmissionError, read_bytes
 from .session import SparkStartError
 
-#: the columns of the gradebook, in the CSV and the Parquet file alike
+#: the columns of the gradebook, in the long CSV and the Parquet file alike
 COLUMNS = (
     ("submission", "str"),
+    ("learner_id", "str"),
     ("test", "str"),
     ("score", "float"),
     ("possible", "float"),
     ("status", "str"),
+    ("formative", "bool"),
+    ("passed", "bool"),
+    ("message", "str"),
 )
 
 _runs = itertools.count(1)
@@ -68,6 +81,7 @@ def grade_on_spark(
     cpu_seconds: int = 300,
     cell_cpu: float = 60,
     call_cpu: float = 60,
+    test_cpu: float = 120,
     timeout: float = 900,
     memory_mb: int = 2048,
     fsize_mb: int = 64,
@@ -76,6 +90,9 @@ def grade_on_spark(
     hide: Sequence[str | Path] = (),
     contain: bool = True,
     workdir: str | Path | None = None,
+    roster: str | Path | dict[str, str] | None = None,
+    id_pattern: str | None = None,
+    resume: bool = False,
 ) -> Gradebook:
     """Grade every ``*.ipynb`` in ``submissions_dir`` on Spark; see the module docstring.
 
@@ -87,11 +104,17 @@ def grade_on_spark(
     """
     submissions, zipped = find_inputs(submissions_dir, exercise, autograder, course_folder(course))
     tests = autograder_tests(zipped)
+    questions = load_questions(zipped)
+    try:
+        identities = Identities(roster, id_pattern)
+    except RosterError as e:
+        raise GradingError(str(e)) from None
     limits: dict[str, Any] = {
         "exercise": exercise,
         "cpu_seconds": cpu_seconds,
         "cell_cpu": cell_cpu,
         "call_cpu": call_cpu,
+        "test_cpu": test_cpu,
         "timeout": timeout,
         "memory_mb": memory_mb,
         "fsize_mb": fsize_mb,
@@ -102,9 +125,49 @@ def grade_on_spark(
         "contain": contain,
         "workdir": None if workdir is None else str(workdir),
     }
-    items = [(i, path.name, path.read_bytes()) for i, path in enumerate(submissions)]
-    if spark is None:
-        spark = _session(master)
+    book = Gradebook(exercise, list(tests))
+    files = GradebookFiles(book, out_csv, resume=resume) if out_csv is not None else None
+    items: list[tuple[int, str, str, str, bytes]] = []
+    for i, path in enumerate(submissions):
+        try:
+            identity = identities.of(path.name)
+            data = read_bytes(path)
+        except SubmissionError as e:  # refused here, as the local grader refuses it
+            _add(book, files, _invalid(path.name, questions, str(e)))
+            continue
+        kept = (
+            files.already(path.name, hashlib.sha256(data).hexdigest()) if files and resume else None
+        )
+        if kept is not None:
+            book.results.append(kept)
+            continue
+        items.append((i, path.name, identity.learner_id, identity.source, data))
+    if items:
+        if spark is None:
+            spark = _session(master)
+        _grade_items(spark, items, zipped, limits, tests, lambda r: _add(book, files, r))
+    book.results.sort(key=lambda r: r.submission)
+    if out_csv is not None:
+        write_gradebook(book, out_csv)
+    return book
+
+
+def _add(book: Gradebook, files: GradebookFiles | None, result: SubmissionResult) -> None:
+    if files is not None:
+        files.add(result)
+    else:
+        book.results.append(result)
+
+
+def _invalid(name: str, questions: list[Any], reason: str) -> SubmissionResult:
+    zero = tuple(TestScore(q.name, 0.0, q.points, formative=q.formative) for q in questions)
+    return SubmissionResult(name, "invalid", zero, 0.0, detail=reason)
+
+
+def _grade_items(
+    spark: Any, items: list[tuple[int, str, str, str, bytes]], zipped: Path,
+    limits: dict[str, Any], tests: dict[str, float], add: Any,
+) -> None:  # fmt: skip
     sc = spark.sparkContext
     rdd = sc.parallelize(items, len(items))  # one partition per submission
     shipped = sc.broadcast((zipped.name, zipped.read_bytes()))
@@ -119,25 +182,22 @@ def grade_on_spark(
             return _result(row, tests)
         except Exception as e:  # the task, its worker or its executor failed
             seconds = round(time.monotonic() - started, 2)
-            detail = f"its Spark task failed: {_reason(e)}"
-            return _result(_row(items[i][1], "crashed", seconds, detail), tests)
+            detail = f"{items[i][1]}: its Spark task failed: {_reason(e)}"
+            return _result(_row(items[i][1], "crashed", seconds, detail, items[i][2]), tests)
 
     # a job waiting in line for every core, so none stays idle between two submissions
     pool = ThreadPoolExecutor(
         min(len(items), 2 * max(1, sc.defaultParallelism)), thread_name_prefix="grade"
     )
     try:
-        results = list(pool.map(run, range(len(items))))
+        for future in as_completed([pool.submit(run, i) for i in range(len(items))]):
+            add(future.result())
     except BaseException:
         sc.cancelJobGroup(group)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         shipped.destroy()
-    book = Gradebook(exercise, list(tests), results)
-    if out_csv is not None:
-        write_gradebook(book, out_csv)
-    return book
 
 
 def parquet_path(out_csv: str | Path) -> Path:
@@ -150,7 +210,8 @@ def parquet_path(out_csv: str | Path) -> Path:
 
 
 def write_gradebook(book: Gradebook, out_csv: str | Path) -> tuple[Path, Path]:
-    """Write ``book`` as the local grader does (CSV) and as Parquet; both paths."""
+    """Write ``book`` as the local grader does (CSV) and its long rows as Parquet; the
+    paths of the long CSV and of the Parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -178,12 +239,11 @@ def _session(master: str | None) -> Any:
 
 def _result(row: dict[str, Any], tests: dict[str, float]) -> SubmissionResult:
     """A task's row as a :class:`SubmissionResult` with a score for every test."""
-    got = {test: score for test, score, _ in row["scores"]}
-    scores = tuple(TestScore(t, got.get(t, 0.0), points) for t, points in tests.items())
-    return SubmissionResult(
-        row["submission"], row["status"], scores, row["seconds"], row["cell_timeouts"],
-        row["detail"],
-    )  # fmt: skip
+    if "result" in row:
+        return SubmissionResult.from_dict(row["result"])
+    scores = tuple(TestScore(t, 0.0, points) for t, points in tests.items())
+    return SubmissionResult(row["submission"], row["status"], scores, row["seconds"],
+                            detail=row["detail"], learner_id=row.get("learner_id", ""))  # fmt: skip
 
 
 def _reason(error: BaseException) -> str:
@@ -202,26 +262,21 @@ def _reason(error: BaseException) -> str:
 # ------------------------------------------------------------------ task side
 
 
-def _row(
-    submission: str,
-    status: str,
-    seconds: float,
-    detail: str,
-    scores: Iterable[tuple[str, float, float]] = (),
-    cell_timeouts: int = 0,
-) -> dict[str, Any]:
-    """What a task hands back for one submission: plain values only."""
-    return {"submission": submission, "status": status, "scores": list(scores),
-            "seconds": seconds, "cell_timeouts": cell_timeouts, "detail": detail}  # fmt: skip
+def _row(submission: str, status: str, seconds: float, detail: str,
+         learner_id: str = "") -> dict[str, Any]:  # fmt: skip
+    """What a task hands back for a submission it could not grade: plain values only
+    (one it graded comes back as ``{"result": SubmissionResult.to_dict()}``)."""
+    return {"submission": submission, "status": status, "seconds": seconds,
+            "detail": detail, "learner_id": learner_id}  # fmt: skip
 
 
 def _grade_partition(
-    shipped: Any, limits: dict[str, Any], part: Iterable[tuple[int, str, bytes]]
+    shipped: Any, limits: dict[str, Any], part: Iterable[tuple[int, str, str, str, bytes]]
 ) -> Iterator[dict[str, Any]]:
     """The function a Spark task runs: its submissions in, their rows out."""
     name, zipped = shipped.value
-    for index, submission, notebook in part:
-        yield grade_bytes(index, submission, notebook, name, zipped, limits)
+    for index, submission, learner_id, source, notebook in part:
+        yield grade_bytes(index, submission, notebook, name, zipped, limits, learner_id, source)
 
 
 def grade_bytes(
@@ -231,11 +286,14 @@ def grade_bytes(
     autograder_name: str,
     autograder: bytes,
     limits: dict[str, Any],
+    learner_id: str | None = None,
+    identity: str = "file name",
 ) -> dict[str, Any]:
     """Grade one submission given as bytes, on this machine; its row.
 
     ``index`` is the submission's position in the folder (it sets its user id as root);
-    ``limits`` are keywords of :func:`~snapshotlib.grading.grade`. The grading runs in
+    ``limits`` are keywords of :func:`~snapshotlib.grading.grade`; ``learner_id`` and
+    ``identity`` who it is and where that came from. The grading runs in
     a supervisor process of its own session (``python -m snapshotlib.spark.grading``),
     which enforces the limits and removes the temporary files even if Spark kills this
     task's worker meanwhile. Never raises: an error becomes the status ``"crashed"``.
@@ -249,7 +307,8 @@ def grade_bytes(
         (folder / "autograder" / autograder_name).write_bytes(autograder)
         (folder / "submission" / submission).write_bytes(notebook)
         job = {"folder": str(folder), "submission": submission, "autograder": autograder_name,
-               "index": index, "limits": limits}  # fmt: skip
+               "index": index, "limits": limits, "learner_id": learner_id,
+               "identity": identity}  # fmt: skip
         done = subprocess.run(
             [sys.executable, "-m", "snapshotlib.spark.grading"], input=json.dumps(job).encode(),
             capture_output=True, start_new_session=True, check=False,
@@ -263,7 +322,7 @@ def grade_bytes(
         what, output = "grading failed on its worker", traceback.format_exc()
     seconds = round(time.monotonic() - started, 2)
     tail = "\n".join(output.strip().splitlines()[-15:])
-    return _row(submission, "crashed", seconds, f"{what}:\n{tail}")
+    return _row(submission, "crashed", seconds, f"{submission}: {what}:\n{tail}", learner_id or "")
 
 
 def _supervise() -> int:
@@ -274,13 +333,13 @@ def _supervise() -> int:
     try:
         notebook = folder / "submission" / job["submission"]
         zipped = folder / "autograder" / job["autograder"]
-        r = grade_one(notebook, zipped, index=job["index"], **job["limits"])
+        r = grade_one(notebook, zipped, index=job["index"], learner_id=job.get("learner_id"),
+                      in_process=True, **job["limits"])  # fmt: skip
+        r = dataclasses.replace(r, identity=str(job.get("identity") or r.identity))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    scores = [(s.test, s.score, s.possible) for s in r.scores]
     with contextlib.suppress(BrokenPipeError):  # the task that asked may be gone
-        json.dump(_row(r.submission, r.status, r.seconds, r.detail, scores, r.cell_timeouts),
-                  sys.stdout)  # fmt: skip
+        json.dump({"result": r.to_dict()}, sys.stdout)
     return 0
 
 
