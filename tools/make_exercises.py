@@ -7,7 +7,14 @@ For every ``solutions/NN_name.ipynb`` (otter assign notebook format v1) this run
   metadata dropped, so the file only changes when the solution notebook does); its
   public tests travel inside it (``tests: files: false``), so it needs no other file;
 * copies the autograder zip (every test, hidden ones included) to
-  ``build/autograder/NN_name.zip``, which git ignores.
+  ``build/autograder/NN_name.zip``, which git ignores, adding the engine's package to
+  its ``files/`` so that otter's own runners (``otter run -a ZIP``, Gradescope) grade
+  it with nothing but otter-grader installed.
+
+The student notebook's first cell makes its ``grader`` with
+:class:`snapshotlib.course.checking.Notebook` (otter's, which also says what staff
+grading will make of an answer), and its metadata says what each question is: its
+points, the points of its public tests and how many hidden tests it has.
 
 Before writing anything it checks that the student notebook holds no hidden test and no
 solution cell, so a mistake in a solution notebook (a solution outside a
@@ -41,9 +48,11 @@ AUTOGRADER = ROOT / "build" / "autograder"
 
 #: notebook-level metadata kept in the student notebook; the rest (language_info's
 #: version, widget state, editor settings) depends on who ran the notebook last
-KEEP_METADATA = ("kernelspec", "otter")
+KEEP_METADATA = ("kernelspec", "otter", "snapshotlib")
 
 _HIDDEN_TEST = re.compile(r"@test_case\([^)]*hidden=True[^)]*\)\s*\ndef (\w+)")
+_OTTER_INIT = re.compile(r"import otter\ngrader = otter\.Notebook\(")
+PACKAGE = ROOT / "snapshotlib"
 
 
 class LeakError(RuntimeError):
@@ -71,6 +80,51 @@ def normalise(nb: dict[str, Any]) -> dict[str, Any]:
     nb["metadata"] = {k: nb["metadata"][k] for k in KEEP_METADATA if k in nb["metadata"]}
     nb["nbformat"], nb["nbformat_minor"] = 4, 4
     return nb
+
+
+def questions(autograder_zip: Path) -> dict[str, dict[str, float]]:
+    """What each question of an autograder zip is: its points, the points of its public
+    tests, and how many hidden tests it has."""
+    from otter.test_files import ExceptionTestFile
+
+    found = {}
+    with zipfile.ZipFile(autograder_zip) as z:
+        for member in sorted(z.namelist()):
+            if member.startswith("tests/") and member.endswith(".py") and member.count("/") == 1:
+                tf = ExceptionTestFile.from_string(z.read(member).decode(), path=member)
+                cases = tf.test_cases
+                found[Path(member).stem] = {
+                    "points": float(sum(tc.points or 0 for tc in cases)),
+                    "public_points": float(sum(tc.points or 0 for tc in cases if not tc.hidden)),
+                    "hidden": sum(1 for tc in cases if tc.hidden),
+                }
+    return found
+
+
+def with_course_grader(nb: dict[str, Any], autograder_zip: Path, name: str) -> dict[str, Any]:
+    """The student notebook with the course's ``grader`` and its questions' metadata."""
+    first = nb["cells"][0]
+    source = "".join(first["source"])
+    if not _OTTER_INIT.search(source):
+        raise RuntimeError(f"{name}: the first cell is not otter's init cell: {source[:80]!r}")
+    source = _OTTER_INIT.sub(
+        "from snapshotlib.course.checking import Notebook\ngrader = Notebook(", source
+    )
+    first["source"] = source.splitlines(keepends=True)
+    nb["metadata"]["snapshotlib"] = {"exercise": name, "questions": questions(autograder_zip)}
+    return nb
+
+
+def add_package(autograder_zip: Path) -> None:
+    """Put the engine's package into the zip's ``files/``, which otter's runners copy
+    beside the submission before they run it."""
+    with zipfile.ZipFile(autograder_zip, "a", zipfile.ZIP_DEFLATED) as z:
+        present = set(z.namelist())
+        for path in sorted(PACKAGE.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                member = f"files/snapshotlib/{path.relative_to(PACKAGE).as_posix()}"
+                if member not in present:
+                    z.write(path, member)
 
 
 def check_no_leak(nb: dict[str, Any], hidden: list[str]) -> None:
@@ -123,7 +177,9 @@ def make_exercise(
     """
     with tempfile.TemporaryDirectory(prefix="otter-assign-") as tmp:
         student, zipped = assign(solution, dist or Path(tmp) / "dist", run_tests=run_tests)
-        nb = normalise(json.loads(student.read_text()))
+        add_package(zipped)
+        nb = json.loads(student.read_text())
+        nb = normalise(with_course_grader(nb, zipped, solution.stem))
         check_no_leak(nb, hidden_test_names(zipped))
         out.mkdir(parents=True, exist_ok=True)
         autograder_out.mkdir(parents=True, exist_ok=True)
