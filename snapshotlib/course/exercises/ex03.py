@@ -12,7 +12,12 @@ Each run is drawn again until it has what its question needs (a message in trans
 some channel, a message behind a marker, a marker relayed, two snapshots that differ).
 The notebook shows the runs with :func:`describe` only, in words: the steps, and which
 channel's head arrives when, never what it is. The scenario documents
-(:func:`scenario_of`) are for the grader's tests, which play them with the engine.
+(:func:`scenario_of`) are for the tests, which play them with the engine.
+
+The three questions are practice (they earn no points): a learner could play a run on
+the engine in another notebook, so nothing here is refused. Every test reads an answer
+with :func:`read_processes` and :func:`read_channels`, so the public and hidden tests
+accept the same forms.
 
 >>> print(describe(7, 1).splitlines()[0])  # doctest: +ELLIPSIS
 Three processes on a ring: P1->P2, P2->P3, P3->P1. Tokens at the start: ...
@@ -30,6 +35,7 @@ from ...formats.scenario import parse_scenario, run_scenario
 from ...model import Network
 from ...simulator import Simulator
 from ...trace import APP
+from .forms import is_whole, whole_number
 
 NAME = "03_predict_the_snapshot"
 VARIANT = True
@@ -40,16 +46,9 @@ ANSWERS = {
     2: ("triangle_processes", "triangle_channels"),
     3: ("s1_processes", "s1_channels", "s2_processes", "s2_channels"),
 }
-#: playing a run on the engine gives its snapshots away: the cells that define the
-#: answers may not do it
-_PLAY = (
-    "snapshotlib.course.exercises.ex03:scenario_of",
-    "snapshotlib.formats.scenario:run_scenario",
-    "snapshotlib.formats.scenario:parse_scenario",
-    "snapshotlib.course.lesson_05:run_with",
-    "snapshotlib.simulator:Simulator",
-)
-REFUSE: dict[str, tuple[str, ...]] = {a: _PLAY for names in ANSWERS.values() for a in names}
+#: nothing is refused: every question is practice (a run played on the engine in another
+#: notebook would give its snapshots away, so refusing it here would prove nothing)
+REFUSE: dict[str, tuple[str, ...]] = {}
 
 _SHAPES = {1: "ring", 2: "triangle", 3: "two"}
 _LABELS = "abcdefghijklmnopqrstuvwxyz"
@@ -182,3 +181,97 @@ def describe(variant: int, run: int) -> str:
             )
         lines.append(f"{number:>3}. {what}")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ reading the answers
+
+
+def network_of(variant: int, run: int) -> tuple[list[str], list[str]]:
+    """The processes and the channels (``"SRC->DST"``) of run ``run`` of ``variant``,
+    without playing it.
+
+    >>> network_of(7, 3)
+    (['P1', 'P2'], ['P1->P2', 'P2->P1'])
+    """
+    doc = scenario_of(variant, run)
+    net = Network(doc["processes"], doc["channels"])
+    return sorted(net.processes), [str(c) for c in net.channels]
+
+
+def channel_key(key: Any) -> str:
+    """A channel as the answers may write it, normalised: ``"P3 \u2192 P2"`` and
+    ``"P3 -> P2"`` are ``"P3->P2"``.
+
+    >>> channel_key("P3 \u2192 P2"), channel_key(" P3 -> P2")
+    ('P3->P2', 'P3->P2')
+    """
+    return str(key).replace("\u2192", "->").replace(" ", "")
+
+
+def read_processes(answer: Any, what: str, variant: int, run: int) -> dict[str, int]:
+    """The recorded process states ``answer`` gives for run ``run``: a dict naming each
+    process of the run once, to a whole number of tokens; AssertionError saying what to
+    write otherwise.
+
+    >>> read_processes({"P1": 2, "P2": 3.0}, "s1_processes", 7, 3)
+    {'P1': 2, 'P2': 3}
+    >>> read_processes({"P1": 2}, "s1_processes", 7, 3)
+    Traceback (most recent call last):
+    AssertionError: s1_processes must name each of P1, P2 once; it names P1
+    """
+    processes, _ = network_of(variant, run)
+    if not isinstance(answer, dict):
+        raise AssertionError(
+            f"{what} must be a dict from process to tokens, like "
+            f"{dict.fromkeys(processes, 0)}, not {answer!r}"
+        )
+    named = [str(p) for p in answer]
+    if not all(isinstance(p, str) for p in answer) or sorted(named) != processes:
+        raise AssertionError(
+            f"{what} must name each of {', '.join(processes)} once; it names "
+            f"{', '.join(named) or 'none'}"
+        )
+    return {
+        p: whole_number(answer[p], f"{what}[{p!r}]", low=0, why="a number of tokens")
+        for p in processes
+    }
+
+
+def read_channels(answer: Any, what: str, variant: int, run: int) -> dict[str, list[int]]:
+    """The recorded channel states ``answer`` gives for run ``run``: a dict from channels
+    of the run (normalised by :func:`channel_key`, each at most once) to lists of whole
+    numbers of tokens; every channel of the run, the ones left out empty.
+    AssertionError saying what to write otherwise.
+
+    >>> read_channels({"P2 -> P1": (1.0,)}, "s1_channels", 7, 3)
+    {'P1->P2': [], 'P2->P1': [1]}
+    >>> read_channels({"P2->P1": [1], "P2 -> P1": [1]}, "s1_channels", 7, 3)
+    Traceback (most recent call last):
+    AssertionError: s1_channels names channel P2->P1 twice: as 'P2->P1' and as 'P2 -> P1'
+    """
+    _, channels = network_of(variant, run)
+    if not isinstance(answer, dict):
+        raise AssertionError(
+            f"{what} must be a dict from channel to a list of messages (their tokens), "
+            f"like {{{channels[0]!r}: [1]}}, not {answer!r}"
+        )
+    given: dict[str, Any] = {}
+    written: dict[str, Any] = {}
+    for key, msgs in answer.items():
+        channel = channel_key(key)
+        if channel not in channels:
+            raise AssertionError(
+                f"{key!r} is not a channel of this network; its channels are "
+                f"{', '.join(channels)} (write them as 'SRC->DST')"
+            )
+        if channel in given:
+            raise AssertionError(
+                f"{what} names channel {channel} twice: as {written[channel]!r} and as {key!r}"
+            )
+        given[channel], written[channel] = msgs, key
+        if not isinstance(msgs, (list, tuple)) or not all(map(is_whole, msgs)):
+            raise AssertionError(
+                f"{what}[{key!r}] must be a list of whole numbers, the tokens each recorded "
+                f"message carries (e.g. [2] or []), not {msgs!r}"
+            )
+    return {c: [int(x) for x in given.get(c, [])] for c in channels}

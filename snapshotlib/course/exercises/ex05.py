@@ -5,7 +5,13 @@ directions, one Chandy–Lamport snapshot ``s1``. Every action of the computatio
 by a letter in the order it happens. The notebook shows the run with :func:`describe`
 only: the steps and where each marker arrives, never who has recorded when (that is the
 learner's work). :func:`proposal` is a list of swaps of neighbours, one of which cannot
-be made. The scenario document (:func:`scenario_of`) is for the grader's tests.
+be made. The scenario document (:func:`scenario_of`) is for the tests.
+
+Every question is practice (it earns no points): lesson 04's helpers answer each one in
+a single call, which a learner can make in another notebook, so nothing here is refused.
+The tests of the worked example and of the learner's run read the answers with the same
+readers (:func:`read_swap`, :func:`read_white` and those of :mod:`.forms`), so the
+public and hidden tests accept the same forms.
 
 A run is drawn again until it suits the questions: between 4 and 10 inversions, a
 message in transit in the snapshot, and a proposal whose illegal swap comes third or
@@ -21,44 +27,14 @@ import itertools
 import random
 from typing import Any
 
+from .forms import pair
+
 NAME = "05_dijkstra_by_hand"
 VARIANT = True
 
-#: answers about the learner's run, and the worked example's (practice) ones
-ANSWERS = (
-    "inversions_worked",
-    "inversions_mine",
-    "first_swap_worked",
-    "first_swap_mine",
-    "illegal_worked",
-    "illegal_mine",
-    "white_worked",
-    "white_mine",
-    "in_transit_worked",
-    "in_transit_mine",
-)
-#: what computes the answers: lesson 04's helpers, the engine's commutation check and
-#: anything that plays the run (the cells that define the answers may not use them)
-_COMPUTE = (
-    "snapshotlib.course.lesson_04:inversions",
-    "snapshotlib.course.lesson_04:first_legal_swap",
-    "snapshotlib.course.lesson_04:first_illegal_swap",
-    "snapshotlib.course.lesson_04:check_inversions",
-    "snapshotlib.course.lesson_04:check_first_swap",
-    "snapshotlib.course.lesson_04:check_illegal_swap",
-    "snapshotlib.course.lesson_04:coloured_order",
-    "snapshotlib.course.lesson_04:channel_story",
-    "snapshotlib.checks.commutation:count_inversions",
-    "snapshotlib.checks.commutation:check_commutation",
-    "snapshotlib.checks.commutation:swap_sequence",
-    "snapshotlib.widgets.commutation_stepper:CommutationStepper",
-    "snapshotlib.course.exercises.ex05:scenario_of",
-    "snapshotlib.formats.scenario:run_scenario",
-    "snapshotlib.formats.scenario:parse_scenario",
-    "snapshotlib.course.lesson_05:narrate",
-    "snapshotlib.simulator:Simulator",
-)
-REFUSE: dict[str, tuple[str, ...]] = {answer: _COMPUTE for answer in ANSWERS}
+#: nothing is refused: every question is practice (lesson 04's helpers answer each one in
+#: a single call, which a learner can make in another notebook)
+REFUSE: dict[str, tuple[str, ...]] = {}
 
 _PROCESSES = ["P1", "P2", "P3"]
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -204,3 +180,110 @@ def describe(variant: int) -> str:
             what = f"a marker from {step['from']} arrives at {step['to']}"
         lines.append(f"{number:>3}. {what}")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ reading the answers
+
+
+def processes_of(variant: int | None) -> list[str]:
+    """The processes of the learner's run (``variant``), or of the worked example (None)."""
+    if variant is None:
+        from ..lesson_03 import worked_example
+
+        return list(worked_example().network.processes)
+    return list(_PROCESSES)
+
+
+def action_names(variant: int | None) -> list[str]:
+    """The names of the computation's actions in the order they happen, in the learner's
+    run (``variant``, read from its steps without playing it) or in the worked example
+    (None).
+
+    >>> action_names(None)
+    ['A', 'B', 'I', 'C', 'F', 'G', 'H', 'D', 'E', 'J']
+    """
+    if variant is None:
+        from ..lesson_03 import worked_example
+
+        trace = worked_example().trace
+        return [trace.action_name(i) for i, _ in trace.app_actions()]
+    return [step["label"] for step in scenario_of(variant)["steps"] if "label" in step]
+
+
+def read_swap(answer: Any, what: str, variant: int | None) -> tuple[str, str]:
+    """A swap (question 2): a pair (tuple or list) of two action names of the run, which
+    may not be in the right order; AssertionError saying what to write otherwise.
+
+    >>> read_swap(["C", "F"], "first_swap_worked", None)
+    ('C', 'F')
+    >>> read_swap((3, 4), "first_swap_worked", None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    AssertionError: first_swap_worked is (3, 4): write two action names (strings), the red one...
+    """
+    known = action_names(variant)
+    example = '("x", "y")'
+    a, b = pair(answer, what, example=example)
+    if not (isinstance(a, str) and isinstance(b, str)):
+        raise AssertionError(
+            f"{what} is {answer!r}: write two action names (strings), the red one first, "
+            f"e.g. {example}"
+        )
+    unknown = [x for x in (a, b) if x not in known]
+    if unknown:
+        raise AssertionError(
+            f"{what}: {unknown[0]!r} is not an action of this run; its actions are "
+            f"{' '.join(known)}"
+        )
+    return a, b
+
+
+def first_swap_feedback(run: Any, swap: tuple[str, str]) -> Any:
+    """Lesson 04's verdict on ``swap`` as the first legal swap of ``run``, but the two
+    actions must come red first, as the question asks (lesson 04 takes them either way).
+
+    >>> from snapshotlib.course.lesson_03 import worked_example
+    >>> print(first_swap_feedback(worked_example(), ("F", "C")))  # doctest: +ELLIPSIS
+    ✗ F and C are the two actions, but not in the order the question asks for... Hint: ...
+    """
+    from ..feedback import Feedback
+    from ..lesson_04 import check_first_swap, first_legal_swap
+
+    verdict = check_first_swap(run, swap)
+    if verdict.ok and tuple(swap) != first_legal_swap(run):
+        return Feedback(
+            False,
+            f"{swap[0]} and {swap[1]} are the two actions, but not in the order the question "
+            "asks for.",
+            "Give the red action first, then the white one that follows it.",
+        )
+    return verdict
+
+
+def read_white(answer: Any, what: str, variant: int | None) -> dict[str, list[str]]:
+    """The white actions of each process (question 4): a dict naming exactly the run's
+    processes, each to a list or tuple of action names (strings), in order;
+    AssertionError saying what to write otherwise.
+
+    >>> read_white({"P1": ("A", "B"), "P2": [], "P3": ["I"]}, "white_worked", None)
+    {'P1': ['A', 'B'], 'P2': [], 'P3': ['I']}
+    >>> read_white({"P1": ["A", "B"], "P3": "I"}, "white_worked", None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    AssertionError: white_worked is {'P1': ['A', 'B'], 'P3': 'I'}: write a dict from each of P1...
+    """
+    processes = processes_of(variant)
+    example = '{"P1": ["e", "f"], "P2": [], "P3": ["b"]}'
+    ok = (
+        isinstance(answer, dict)
+        and all(isinstance(p, str) for p in answer)
+        and sorted(answer) == sorted(processes)
+        and all(
+            isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
+            for v in answer.values()
+        )
+    )
+    if not ok:
+        raise AssertionError(
+            f"{what} is {answer!r}: write a dict from each of {', '.join(processes)} to the "
+            f"list of the names of its white actions, in order ([] for none), e.g. {example}"
+        )
+    return {p: list(answer[p]) for p in processes}

@@ -8,6 +8,14 @@ channel, and a red message either accepted in a white action or recorded in tran
 every message that spoils its snapshot and how; :func:`to_blame` is the truth the tests
 use. The scenario document (:func:`scenario_of`) is for the tests.
 
+Questions 2 and 3 are practice (they earn no points): lesson 05's diagnosis answers them
+in a single call, which a learner can make in another notebook, so nothing here is
+refused. Their tests read the answers with :func:`read_blamed` and
+:func:`~.forms.whole_number`, public and hidden alike. :func:`play`, which every test of
+question 1 calls first (through :func:`play_answer`), refuses a scenario with more than
+:data:`MAX_PROCESSES` processes or :data:`MAX_STEPS` steps, or that could take more than
+:data:`MAX_ACTIONS` actions, before playing it.
+
 >>> brief(7)["processes"]
 ['P1', 'P2', 'P3']
 >>> print(describe(7).splitlines()[0])  # doctest: +ELLIPSIS
@@ -26,28 +34,21 @@ from ...formats.scenario import ScenarioError, parse_scenario, run_scenario
 from ...model import Network
 from ...simulator import Simulator
 from ..lesson_05 import MISSED, RED_IN_WHITE, RED_RECORDED
+from .forms import scenario_within
 
 NAME = "06_break_it"
 VARIANT = True
 
-#: what explains a broken run at once: lesson 05's diagnosis and checks, the snapshot
-#: check, this module's truth, and anything that plays the run of question 2
-_EXPLAIN = (
-    "snapshotlib.course.lesson_05:diagnose",
-    "snapshotlib.course.lesson_05:check_breaking_run",
-    "snapshotlib.course.lesson_05:narrate",
-    "snapshotlib.course.lesson_05:checks_table",
-    "snapshotlib.course.lesson_05:run_with",
-    "snapshotlib.checks.cut:check_snapshot",
-    "snapshotlib.course.exercises.ex06:to_blame",
-    "snapshotlib.course.exercises.ex06:recorded_tokens",
-    "snapshotlib.course.exercises.ex06:play",
-    "snapshotlib.course.exercises.ex06:scenario_of",
-    "snapshotlib.formats.scenario:run_scenario",
-    "snapshotlib.formats.scenario:parse_scenario",
-    "snapshotlib.simulator:Simulator",
-)
-REFUSE: dict[str, tuple[str, ...]] = {"blamed": _EXPLAIN, "recorded_total": _EXPLAIN}
+#: nothing is refused: questions 2 and 3 are practice (lesson 05's diagnosis answers them
+#: in a single call, which a learner can make in another notebook)
+REFUSE: dict[str, tuple[str, ...]] = {}
+
+#: the largest scenario :func:`play` takes from a learner: the tests check every step
+MAX_PROCESSES = 6
+MAX_STEPS = 200
+MAX_ACTIONS = 2000
+#: the ways a message breaks a snapshot, by the names the notebook imports them as
+WAYS = {"RED_IN_WHITE": RED_IN_WHITE, "RED_RECORDED": RED_RECORDED, "MISSED": MISSED}
 
 _PROCESSES = ["P1", "P2", "P3"]
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -68,18 +69,57 @@ def brief(variant: int) -> dict[str, Any]:
     }
 
 
+class ScenarioTooLarge(ScenarioError):
+    """A learner's scenario larger than :func:`play` takes."""
+
+
 def play(doc: Any, source: str = "my_scenario") -> Simulator:
     """Play a learner's scenario document, with a final ``run`` step added when it has
     none so the snapshot completes; :class:`~snapshotlib.formats.scenario.ScenarioError`
-    names what is wrong with it."""
+    names what is wrong with it. A scenario with more than :data:`MAX_PROCESSES`
+    processes or :data:`MAX_STEPS` steps, or that could take more than
+    :data:`MAX_ACTIONS` actions, is refused before it is played.
+
+    >>> play({"processes": [f"P{k}" for k in range(100)], "steps": []})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    snapshotlib.course.exercises.ex06.ScenarioTooLarge: my_scenario has 100 processes; this ...
+    """
     if not isinstance(doc, dict):
         raise ScenarioError(f"{source} is a {type(doc).__name__}, not a dict")
+    scenario_within(
+        doc,
+        source,
+        processes=MAX_PROCESSES,
+        steps=MAX_STEPS,
+        actions=MAX_ACTIONS,
+        error=ScenarioTooLarge,
+    )
     steps = doc.get("steps")
     if isinstance(steps, list) and not (
         steps and isinstance(steps[-1], dict) and steps[-1].get("do") == "run"
     ):
         doc = {**doc, "steps": [*steps, {"do": "run"}]}
     return run_scenario(parse_scenario(doc, source=source))
+
+
+def play_answer(my_scenario: Any) -> Simulator:
+    """Play the learner's ``my_scenario`` with :func:`play`, as every test of question 1
+    does first; AssertionError saying what to change when it cannot be played (or is
+    too large).
+
+    >>> play_answer({"processes": ["P1", "P2"], "steps": [{"do": "wait"}]})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    AssertionError: your scenario cannot be played: my_scenario: step 1: ... Hint: check the ...
+    """
+    try:
+        return play(my_scenario)
+    except ScenarioTooLarge as e:
+        raise AssertionError(str(e)) from None
+    except ScenarioError as e:
+        raise AssertionError(
+            f"your scenario cannot be played: {e}. Hint: check the step it names; on a "
+            "non-FIFO channel pick a message with 'msg': LABEL, a marker with 'marker': ID"
+        ) from None
 
 
 def recorded_tokens(sim: Simulator, snapshot_id: str = "s1") -> int:
@@ -107,6 +147,40 @@ def to_blame(sim: Simulator, snapshot_id: str = "s1") -> dict[str, str]:
         elif where == IN_TRANSIT and m not in recorded:
             kinds[trace.message_name(m)] = MISSED
     return kinds
+
+
+def read_blamed(answer: Any, what: str = "blamed") -> dict[str, str]:
+    """The messages to blame and how (question 2): a non-empty dict from message names
+    (strings) to ways, each written as lesson 05's constant (``RED_IN_WHITE``, the value
+    the notebook imports) or as its name in quotes (``"RED_IN_WHITE"``); the ways as the
+    constants' values. AssertionError saying what to write otherwise.
+
+    >>> read_blamed({"e": RED_RECORDED, "f": "RED_IN_WHITE"}) == {
+    ...     "e": RED_RECORDED, "f": RED_IN_WHITE}
+    True
+    >>> read_blamed({"e": "late"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    AssertionError: blamed['e'] is 'late': write RED_IN_WHITE, RED_RECORDED or MISSED (imported ...
+    """
+    if not isinstance(answer, dict) or not answer:
+        raise AssertionError(
+            f"{what} is {answer!r}: write a dict from message names to ways of breaking, "
+            'e.g. {"x": MISSED}'
+        )
+    ways: dict[str, str] = {}
+    for name, way in answer.items():
+        if not isinstance(name, str):
+            raise AssertionError(f"{name!r} is not a message's name (a string)")
+        if isinstance(way, str) and way in WAYS.values():
+            ways[name] = way
+        elif isinstance(way, str) and way in WAYS:
+            ways[name] = WAYS[way]
+        else:
+            raise AssertionError(
+                f"{what}[{name!r}] is {way!r}: write RED_IN_WHITE, RED_RECORDED or MISSED "
+                "(imported at the top)"
+            )
+    return ways
 
 
 def _draw(rng: random.Random) -> dict[str, Any]:

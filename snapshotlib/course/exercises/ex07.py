@@ -145,6 +145,49 @@ def flow_of(data: dict[str, Any]) -> Any:
     return dataflow(ops, [(str(a), str(b)) for a, b in data["edges"]])
 
 
+#: the largest job question 3 takes from a learner (the tests run it five times)
+MAX_OPERATORS = 12
+MAX_RECORDS = 40
+MAX_HOPS = 5
+
+
+def read_job(answer: Any, what: str = "two_logged_edges") -> Any:
+    """The :class:`~snapshotlib.dataflow.Dataflow` a learner gave as plain data (question
+    3), if it is one the engine can run and within the limits: at most
+    :data:`MAX_OPERATORS` operators, :data:`MAX_RECORDS` records per operator, each with
+    0 to :data:`MAX_HOPS` hops. Every test of the question reads the answer with it
+    first; AssertionError saying what to change otherwise.
+
+    >>> from snapshotlib.dataflow import iteration
+    >>> [op.name for op in read_job(graph_data(iteration())).operators]
+    ['S', 'H', 'L', 'K']
+    >>> read_job(graph_data(iteration(records=50)))
+    Traceback (most recent call last):
+    AssertionError: S has 50 records: at most 40
+    """
+    if not isinstance(answer, dict) or set(answer) != {"operators", "edges"}:
+        raise AssertionError(
+            "give the job as graph_data(dataflow(operators, edges)), a dict with 'operators' "
+            f"and 'edges', not {answer!r}"
+        )
+    operators = answer["operators"]
+    if isinstance(operators, (list, tuple)) and len(operators) > MAX_OPERATORS:
+        raise AssertionError(f"{len(operators)} operators: keep it to {MAX_OPERATORS}")
+    for op in operators if isinstance(operators, (list, tuple)) else ():
+        records = op[2] if isinstance(op, (list, tuple)) and len(op) == 3 else None
+        if isinstance(records, (list, tuple)) and len(records) > MAX_RECORDS:
+            raise AssertionError(f"{op[0]} has {len(records)} records: at most {MAX_RECORDS}")
+    try:
+        flow = flow_of(answer)
+        flow.network()
+    except Exception as e:
+        raise AssertionError(f"this is not a job the engine can run: {e}") from None
+    for op in flow.operators:
+        if not all(0 <= hops <= MAX_HOPS for _, hops in op.records):
+            raise AssertionError(f"{op.name}: a record's hops must be from 0 to {MAX_HOPS}")
+    return flow
+
+
 def _run(job: Any, recipe: dict[str, Any]) -> None:
     crash = recipe.get("crash")
     every = recipe.get("every")

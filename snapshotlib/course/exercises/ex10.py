@@ -11,6 +11,11 @@ the sweep point (README, "Sweeps") of one measurement, for
 :func:`snapshotlib.sweeps.execute.run_point`. Every run is long enough that the
 recording ends before it does, and messages take one tick.
 
+Question 1 (the model, ``ring_bytes``) is graded, and may not run the engine. Question 2
+(what the learner measured) is practice and earns no points: one call of the engine
+answers it. Its tests read the answers with :func:`read_measured` and
+:func:`read_slope`, public and hidden alike.
+
 >>> sorted(config(7))
 ['delays', 'message_bytes', 'rate', 'size']
 >>> point(7, config(7)["delays"][0])["topology"]
@@ -19,8 +24,11 @@ recording ends before it does, and messages take one tick.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
+
+from .forms import is_whole
 
 NAME = "10_predict_then_measure"
 VARIANT = True
@@ -35,8 +43,6 @@ _MEASURE = (
     "snapshotlib.course.lesson_09:run_lesson_sweep",
     "snapshotlib.spark.anywhere:run_sweep_anywhere",
     "snapshotlib.simulator:Simulator",
-    "snapshotlib.course.exercises.ex10:point",
-    "snapshotlib.course.exercises.ex10:ring_point",
 )
 REFUSE: dict[str, tuple[str, ...]] = {"ring_bytes": _MEASURE}
 
@@ -87,3 +93,53 @@ def describe(variant: int) -> str:
         f"Chandy–Lamport snapshot; each marker takes the marker delay to cross a channel. "
         f"Marker delays to measure at: {delays} ticks."
     )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def read_measured(answer: Any, variant: int, what: str = "measured") -> dict[int, float]:
+    """What the learner measured (question 2): a dict whose keys are exactly their
+    ``delays`` (whole numbers), each to a number of bytes; AssertionError saying what to
+    write otherwise.
+
+    >>> delays = config(7)["delays"]
+    >>> read_measured(dict.fromkeys(delays, 1000), 7) == dict.fromkeys(delays, 1000)
+    True
+    >>> read_measured({**dict.fromkeys(delays, 1000), 99: 0}, 7)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    AssertionError: measured is {...}: write a dict from each of your delays [...] to the bytes ...
+    """
+    delays = config(variant)["delays"]
+    keys = list(answer) if isinstance(answer, dict) else []
+    if not (
+        isinstance(answer, dict)
+        and all(is_whole(k) for k in keys)
+        and sorted(int(k) for k in keys) == delays
+    ):
+        raise AssertionError(
+            f"{what} is {answer!r}: write a dict from each of your delays {delays} to the "
+            "bytes recorded at it, and nothing else"
+        )
+    for d, value in answer.items():
+        if not _number(value):
+            raise AssertionError(
+                f"{what}[{d!r}] is {value!r}: write the number of bytes recorded, e.g. 1200"
+            )
+    return {int(d): value for d, value in answer.items()}
+
+
+def read_slope(answer: Any, what: str = "slope") -> float:
+    """The slope the learner measured (question 2): a finite number; AssertionError
+    saying what to write otherwise.
+
+    >>> read_slope(8000)
+    8000
+    >>> read_slope("8000")
+    Traceback (most recent call last):
+    AssertionError: slope is '8000': write a number of bytes per tick, e.g. 1200
+    """
+    if not _number(answer):
+        raise AssertionError(f"{what} is {answer!r}: write a number of bytes per tick, e.g. 1200")
+    return answer  # type: ignore[no-any-return]
