@@ -12,6 +12,7 @@ Tests that pin their own ``settings`` keep them whatever the profile.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,7 +31,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 TOGETHER: dict[str, tuple[str, ...]] = {
     "browser": ("tests/browser/",),
     "live": ("tests/live/",),
-    "grading": ("tests/spark/", "tests/test_grading.py", "tests/test_exercises.py"),
+    "grading": (
+        "tests/spark/",
+        "tests/test_grading.py",
+        "tests/test_exercises.py",
+        "tests/test_exercise_checks.py",
+        "tests/test_otter_compatible.py",
+    ),
 }
 
 
@@ -74,3 +81,29 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             super()._assign_work_unit(node)
 
     return ByUnit(config, log)
+
+
+@pytest.fixture(scope="session")
+def built_exercises(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
+    """Every exercise built as ``make exercises`` builds it, once per test run, into a
+    scratch folder: its student notebook, its autograder zip, and otter's autograder
+    notebook (the solution with every test)."""
+    from support import make_exercises_tool, require_otter
+
+    require_otter("tests of the built exercises")
+    tool = make_exercises_tool()
+    root = Path(__file__).resolve().parents[1]
+    out: dict[str, dict[str, Path]] = {}
+    for solution in sorted((root / "solutions").glob("[0-9]*.ipynb")):
+        name = solution.stem
+        work = tmp_path_factory.mktemp(name)
+        student, zipped = tool.make_exercise(
+            solution, work / "exercises", work / "autograder", run_tests=False,
+            dist=work / "dist",
+        )  # fmt: skip
+        out[name] = {
+            "student": student,
+            "zip": zipped,
+            "solution": work / "dist" / "autograder" / f"{name}.ipynb",
+        }
+    return out

@@ -1,9 +1,8 @@
-"""The grader's boundary, piece by piece: plain data across it, delegation found in a
-submission's code, what the sandbox says it cannot contain without root, variants."""
+"""The grader's boundary, piece by piece: plain data across it, what the sandbox says it
+cannot contain without root, variants."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 
@@ -13,7 +12,6 @@ from hypothesis import strategies as st
 
 from snapshotlib.course.variants import MissingLearnerId, learner_variant, variant_of
 from snapshotlib.grading import containment_warning
-from snapshotlib.grading.judge import static_refusals
 from snapshotlib.grading.wire import WireError, dumps, loads, roundtrip
 from snapshotlib.workloads import random_execution, random_strongly_connected
 
@@ -84,26 +82,6 @@ def test_a_forged_trace_event_from_a_sandbox_is_a_wire_error(event: str) -> None
         loads(text % event)
 
 
-def test_delegation_is_found_in_the_cells_that_define_an_answer() -> None:
-    refuse = {"offending_message": ("snapshotlib.checks.cut:check_frontier",),
-              "MarkerRules": ("snapshotlib.algorithms.chandy_lamport:ChandyLamport",)}  # fmt: skip
-    wrapper = "def offending_message(t, f):\n    return cf(t, f)"
-    assert static_refusals(
-        ["from snapshotlib.checks import check_frontier as cf\n" + wrapper], refuse
-    ) == {"offending_message": "snapshotlib.checks.cut:check_frontier"}
-    assert static_refusals(
-        ["import snapshotlib\noffending_message = snapshotlib.checks.check_frontier"], refuse
-    )
-    assert "MarkerRules" in static_refusals(["class MarkerRules(ChandyLamport): pass"], refuse)
-    # trying the engine's version in a cell of its own is allowed (a call from the
-    # answer is caught while it runs); comments, strings and magics are not code
-    assert static_refusals(["from snapshotlib.checks import check_frontier", wrapper], refuse) == {}
-    commented = (
-        "def offending_message(t, f):\n    # check_frontier would do it\n    'ChandyLamport'"
-    )
-    assert static_refusals([commented, "%time 1"], refuse) == {}
-
-
 def test_without_root_the_grader_says_what_it_cannot_contain(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -125,41 +103,22 @@ def test_each_learner_has_a_variant_of_their_own() -> None:
             learner_variant("01_x", blank)
 
 
-@pytest.mark.parametrize(
-    ("exercise", "answer", "reach"),
-    [
-        # the engine's code reached through the modules it now lives in, not the names
-        # the refusals give: the same functions, so the same refusal
-        ("ex05", "inversions_mine", "snapshotlib.course.lesson_04.text:inversions"),
-        ("ex08", "terminated", "snapshotlib.sweeps.stability:_truth"),
-        ("ex10", "ring_bytes", "snapshotlib.course.lesson_09:run_lesson_sweep"),
-    ],
-)
-def test_refused_engine_code_is_caught_whichever_module_it_is_called_through(
-    exercise: str, answer: str, reach: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import importlib
+def test_a_test_the_learners_data_makes_too_slow_fails_saying_so_and_the_rest_run() -> None:
+    pytest.importorskip("otter", reason="needs otter-grader (pip install -e '.[grading]')")
+    from snapshotlib.grading.judge import Question, run_question
 
-    from snapshotlib.grading.sandboxed import Delegated, _resolve, _Watch
-    from snapshotlib.spark import anywhere
-
-    def no_spark(*args: object) -> None:
-        raise RuntimeError("no Spark in this test")
-
-    monkeypatch.setattr(anywhere, "start_spark", no_spark)  # the sweep stops at once
-    rules = importlib.import_module(f"snapshotlib.course.exercises.{exercise}")
-    refused = {name: list(targets) for name, targets in rules.REFUSE.items()}
-    watch = _Watch(refused)
-    target = _resolve(reach)
-    function = getattr(target, "__wrapped__", target)
-
-    def work() -> None:
-        # the call is caught on entry; what it does with these arguments does not matter
-        with contextlib.suppress(Exception):
-            function(*([None] * function.__code__.co_argcount))
-
-    with pytest.raises(Delegated):
-        watch.run(answer, work)
-    # and the cell that defines the answer names it: refused before it runs
-    cell = f"from {reach.split(':')[0]} import {reach.split(':')[1]}\n{answer} = 1"
-    assert answer in static_refusals([cell], rules.REFUSE)
+    source = (
+        "from otter.test_files import test_case\n\nOK_FORMAT = False\n\nname = 'q1'\n"
+        "points = [1, 2]\n\n"
+        "@test_case(points=None, hidden=False)\ndef test_slow(answer):\n"
+        "    while answer:\n        pass\n\n"
+        "@test_case(points=None, hidden=True)\ndef test_quick(answer):\n"
+        "    assert answer == 1, 'not 1'\n"
+    )
+    score, message, passed = run_question(Question("q1", source, 3.0, 2, ("answer",)),
+                                           {"answer": 1}, 0.5)  # fmt: skip
+    assert (score, passed) == (2.0, False)
+    assert message == (
+        "test_slow: checking this answer took more than 0.5 s of the grader's CPU time "
+        "(is what it gives far larger than the question needs?)"
+    )

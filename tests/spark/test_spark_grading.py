@@ -54,6 +54,11 @@ DOOMED = (
 )
 #: the attack classes also graded on Spark, beside the honest solution
 ATTACKS = ("hooks", "runner_patch", "service", "ipc", "disk_and_files")
+#: who each submission is, as course staff say: all answer for the solution's learner
+ROSTER = {
+    f"{name}.ipynb": "solution"
+    for name in ("solution", "wrong", "stubborn_loop", "kernel_death", "stub", "doomed", *ATTACKS)
+}
 
 pytestmark = pytest.mark.slow
 
@@ -118,7 +123,7 @@ def local(work: dict[str, Any]) -> Any:
     """The reference: the local grader, two at a time."""
     out = work["dir"] / "local" / "grades.csv"
     out.parent.mkdir()
-    return grade(work["subs"], NAME, out, autograder=work["zip"], jobs=2, **LIMITS)
+    return grade(work["subs"], NAME, out, autograder=work["zip"], jobs=2, roster=ROSTER, **LIMITS)
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +131,7 @@ def on_spark(work: dict[str, Any], spark: Any) -> Any:
     out = work["dir"] / "spark" / "grades.csv"
     out.parent.mkdir()
     return spark_grading.grade_on_spark(
-        work["subs"], NAME, out, autograder=work["zip"], spark=spark, **LIMITS
+        work["subs"], NAME, out, autograder=work["zip"], spark=spark, roster=ROSTER, **LIMITS
     )
 
 
@@ -177,7 +182,7 @@ def test_the_csv_is_the_local_graders_and_the_parquet_holds_the_same_rows(
     rows = list(csv.DictReader(written.open()))
     assert len(rows) == len(on_spark.results) * (len(on_spark.tests) + 1)
     parquet = pq.read_table(spark_grading.parquet_path(written))
-    assert parquet.column_names == ["submission", "test", "score", "possible", "status"]
+    assert parquet.column_names == [name for name, _ in spark_grading.COLUMNS]
     assert parquet.to_pylist() == on_spark.rows()
     as_text = [{k: str(v) for k, v in row.items()} for row in parquet.to_pylist()]
     assert as_text == rows
@@ -237,9 +242,13 @@ class WorkerKiller(threading.Thread):
                     worker = parent(supervisor)
                 except (OSError, ValueError):
                     continue
+                # the supervisor: the first process up from the sandbox whose parent is not
+                # one of its own (the judging process it forks shares its command line)
+                while b"snapshotlib.spark.grading" in cmdline(worker):
+                    supervisor, worker = worker, parent(worker)
                 # never anything but the worker of a Spark task grading the doomed notebook
                 assert b"snapshotlib.spark.grading" in cmdline(supervisor)
-                assert b"pyspark" in cmdline(parent(worker))
+                assert b"pyspark" in cmdline(worker) or b"pyspark" in cmdline(parent(worker))
                 os.kill(worker, signal.SIGKILL)
                 self.supervisor = supervisor
                 return
@@ -256,8 +265,11 @@ def lost(work: dict[str, Any], spark: Any) -> dict[str, Any]:
         return books[-1]
 
     real = spark_grading.grade_on_spark
-    argv = ["grade", str(work["lost"]), "--exercise", "1", "--out", str(out),
-            "--timeout", str(LIMITS["timeout"]), "--spark", "--master", "local[2]"]  # fmt: skip
+    roster = work["dir"] / "roster.csv"
+    roster.write_text("submission,learner_id\nsolution.ipynb,solution\ndoomed.ipynb,solution\n")
+    argv = ["grade", str(work["lost"]), "--exercise", "1", "--out", str(out), "--roster",
+            str(roster), "--timeout", str(LIMITS["timeout"]), "--spark",
+            "--master", "local[2]"]  # fmt: skip
     killer = WorkerKiller()
     killer.start()
     with pytest.MonkeyPatch.context() as mp:

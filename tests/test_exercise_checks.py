@@ -1,0 +1,209 @@
+"""A learner's ``grader.check`` and the staff grade agree: the same public tests pass and
+fail, the same answers are refused, a check whose public tests look only at the form
+never says "passed", and honest work written the way learners write it is never refused
+by either. Each notebook runs in a real Jupyter kernel, as a learner runs it, and is then
+graded as course staff grade it.
+
+Runs notebooks in kernels and grades them, so it is marked slow. Without otter-grader it
+is skipped locally and fails under CI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import fill_in, require_otter
+
+ROOT = Path(__file__).resolve().parents[1]
+LEARNER = "solution"
+MARK = "CHECKED:"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_otter() -> None:
+    require_otter("check-and-grade tests")
+
+
+def solution_cell(built: dict[str, Path], start: str) -> str:
+    nb = json.loads(built["solution"].read_text())
+    return next(
+        "".join(c["source"]) for c in nb["cells"]
+        if c["cell_type"] == "code" and "".join(c["source"]).startswith(start)
+    )  # fmt: skip
+
+
+def checked_in_a_kernel(
+    notebook: dict[str, Any], questions: list[str], folder: Path
+) -> dict[str, Any]:
+    """Run ``notebook`` top to bottom in a Jupyter kernel, then ``grader.check`` each
+    question: its verdict and the public tests that failed."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    probe = (
+        "import json as _json\n_checked = {}\n"
+        f"for _q in {questions!r}:\n"
+        "    _c = grader.check(_q)\n"
+        "    _failed = [r.test_case.body.test_func.__name__\n"
+        "               for r in _c.otter_result.test_case_results if not r.passed]\n"
+        "    _checked[_q] = {'verdict': _c.verdict, 'failed': _failed, 'text': repr(_c)}\n"
+        f"print({MARK!r} + _json.dumps(_checked))\n"
+    )
+    nb = json.loads(json.dumps(notebook))
+    nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
+                        "execution_count": None, "source": probe})  # fmt: skip
+    path = folder / notebook["metadata"]["snapshotlib"]["exercise"]
+    path = path.with_suffix(".ipynb")
+    path.write_text(json.dumps(nb))
+    node = nbformat.reads(json.dumps(nb), as_version=4)
+    NotebookClient(node, timeout=900, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(folder)}}).execute()  # fmt: skip
+    for output in node.cells[-1].get("outputs", []):
+        text = output.get("text", "")
+        if MARK in text:
+            return json.loads(text.split(MARK, 1)[1])  # type: ignore[no-any-return]
+    raise AssertionError(f"the check did not run: {node.cells[-1].get('outputs')}")
+
+
+def graded(path: Path, zipped: Path) -> Any:
+    from snapshotlib.grading.runner import grade_one
+
+    return grade_one(path, zipped, learner_id=LEARNER)
+
+
+def public_tests(zipped: Path, question: str) -> list[str]:
+    import zipfile
+
+    from otter.test_files import ExceptionTestFile
+
+    source = zipfile.ZipFile(zipped).read(f"tests/{question}.py").decode()
+    from snapshotlib.grading.judge import test_name
+
+    tf = ExceptionTestFile.from_string(source, path=question)
+    return [test_name(tc) for tc in tf.test_cases if not tc.hidden]
+
+
+def failed_in_grade(message: str, names: list[str]) -> list[str]:
+    return [n for n in names if any(line.startswith(f"{n}:") for line in message.splitlines())]
+
+
+def agree(
+    name: str, built: dict[str, Path], answers: dict[str, str], folder: Path
+) -> dict[str, Any]:
+    """Check ``answers`` in a kernel and grade them; assert the two agree; both sides."""
+    exercise = json.loads(built["student"].read_text())
+    cell = next(
+        (c for c in exercise["cells"] if "".join(c["source"]).startswith("learner_id")), None
+    )
+    if cell is not None:
+        answers = {"learner_id": f'learner_id = "{LEARNER}"', **answers}
+    nb = fill_in(exercise, answers)
+    questions = sorted(nb["metadata"]["snapshotlib"]["questions"])
+    questions = [q for q in questions if nb["metadata"]["snapshotlib"]["questions"][q]["points"]
+                 or public_tests(built["zip"], q)]  # fmt: skip
+    checked = checked_in_a_kernel(nb, questions, folder)
+    result = graded(folder / f"{name}.ipynb", built["zip"])
+    assert result.status == "ok", result.detail
+    scores = {s.test: s for s in result.scores}
+    for q in questions:
+        refused_here = checked[q]["verdict"] == "refused"
+        refused_there = "the question scores 0" in scores[q].message
+        assert refused_here == refused_there, (q, checked[q], scores[q].message)
+        if refused_here:
+            continue
+        public = public_tests(built["zip"], q)
+        assert sorted(checked[q]["failed"]) == sorted(failed_in_grade(scores[q].message, public)), (
+            q, checked[q], scores[q].message
+        )  # fmt: skip
+        info = nb["metadata"]["snapshotlib"]["questions"][q]
+        if info["public_points"] == 0 and info["hidden"]:
+            assert checked[q]["verdict"] != "passed", (q, checked[q])  # never "passed"
+    return {"checked": checked, "scores": scores}
+
+
+@pytest.fixture(scope="module")
+def ex01(built_exercises: dict[str, dict[str, Path]]) -> dict[str, Path]:
+    return built_exercises["01_is_this_cut_consistent"]
+
+
+def test_honest_work_is_passed_by_the_check_and_the_grade(
+    ex01: dict[str, Path], tmp_path: Path
+) -> None:
+    own = (
+        "def offending_message(trace, frontier):\n"
+        "    offending_messages = []  # a local list named like the lesson's helper\n"
+        "    inside = set()\n"
+        "    for process, count in frontier.items():\n"
+        "        inside.update(trace.process_actions(process)[:count])\n"
+        "    for index in sorted(inside):\n"
+        "        action = trace.actions[index]\n"
+        "        if action.kind == 'receive':\n"
+        "            if trace.messages[action.message].sent_by not in inside:\n"
+        "                offending_messages.append(trace.message_name(action.message))\n"
+        "    return offending_messages[0] if offending_messages else None\n"
+        "from snapshotlib.checks import check_frontier  # a self-check on my own answer\n"
+        "whole = {p: len(trace.process_actions(p)) for p in sim.network.processes}\n"
+        "assert (offending_message(trace, whole) is None) == check_frontier(trace, whole).ok\n"
+    )
+    q2 = solution_cell(ex01, "largest_in_f1").replace("  # SOLUTION", "")
+    got = agree("01_is_this_cut_consistent", ex01, {"def offending_message": own,
+                                                   "largest_in_f1": q2}, tmp_path)  # fmt: skip
+    assert got["checked"]["q1"]["verdict"] == "passed"
+    assert got["checked"]["q2"]["verdict"] == "form"  # its public test looks at the form
+    assert "format accepted" in got["checked"]["q2"]["text"]
+    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 7.0, "q2": 3.0}
+
+
+def test_a_refusal_shows_in_the_check_as_in_the_grade(
+    ex01: dict[str, Path], tmp_path: Path
+) -> None:
+    delegating = (
+        "from snapshotlib.checks import check_frontier\n\n"
+        "def offending_message(trace, frontier):\n"
+        "    return None if check_frontier(trace, frontier).ok else 'x'\n"
+    )
+    got = agree("01_is_this_cut_consistent", ex01, {"def offending_message": delegating}, tmp_path)
+    assert got["checked"]["q1"]["verdict"] == "refused"
+    assert (
+        "In [" in got["checked"]["q1"]["text"]
+        and "check_frontier(trace" in got["checked"]["q1"]["text"]
+    )
+    assert got["scores"]["q1"].score == 0.0
+
+
+def test_wrong_values_checked_only_for_form_are_never_called_passed(
+    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    ex08 = built_exercises["08_termination_detector"]
+    honest_q2 = solution_cell(ex08, "def deadlocked")
+    local = honest_q2.replace(
+        "def deadlocked(snapshot):",
+        "def deadlocked(snapshot):\n    deadlock = []  # a local name like the engine's",
+        1,
+    )
+    answers = {
+        "def deadlocked": local,
+        "false_alarm": "false_alarm = {'P1': 0, 'P2': 0, 'P3': 0}\nhidden_by = set()",
+    }
+    got = agree("08_termination_detector", ex08, answers, tmp_path)
+    assert got["checked"]["q2"]["verdict"] in ("passed", "failed")
+    assert got["checked"]["q2"]["verdict"] != "refused"
+    assert got["checked"]["q3"]["verdict"] == "form"
+    assert got["scores"]["q3"].score < got["scores"]["q3"].possible
+
+
+def test_a_practice_question_is_checked_at_once(
+    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    ex05 = built_exercises["05_dijkstra_by_hand"]
+    answer = solution_cell(ex05, "inversions_worked").replace("  # SOLUTION", "")
+    inversions = "inversions = {'worked': 3}  # a dict named like lesson 04's helper\n"
+    got = agree("05_dijkstra_by_hand", ex05, {"inversions_worked": inversions + answer}, tmp_path)
+    assert got["checked"]["q1"]["verdict"] == "formative"
+    assert "practice" in got["checked"]["q1"]["text"]
+    assert got["scores"]["q1"].passed and got["scores"]["q1"].formative

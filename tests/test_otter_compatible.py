@@ -1,0 +1,98 @@
+"""The autograder zips work with otter's own runners: ``otter run -a ZIP NOTEBOOK`` in a
+fresh environment that has otter-grader (with its grading extra, which brings a Jupyter
+kernel) and nothing of this project gives every exercise's solution full marks and its
+unmodified notebook 0, because each zip carries the engine's package in its ``files/``.
+
+It makes a virtual environment and installs otter-grader from the package index, then
+runs otter on 24 notebooks, so it is slow. Without otter-grader it is skipped locally
+and fails under CI.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import venv
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import in_ci, require_otter
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = sorted(p.stem for p in (ROOT / "solutions").glob("[0-9]*.ipynb"))
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def otter_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh environment with otter-grader[grading] and nothing else of ours: the
+    ``otter`` program in it."""
+    require_otter("the otter-compatibility tests")
+    import importlib.metadata
+
+    folder = tmp_path_factory.mktemp("otter-only") / "venv"
+    venv.EnvBuilder(with_pip=True).create(folder)
+    python = folder / "bin" / "python"
+    version = importlib.metadata.version("otter-grader")  # the one this project tests with
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", f"otter-grader[grading]=={version}"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        message = f"cannot install otter-grader into a fresh environment:\n{done.stderr[-2000:]}"
+        if in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    found = subprocess.run([str(python), "-c", "import snapshotlib"], capture_output=True,
+                           cwd=folder, check=False)  # fmt: skip
+    assert found.returncode != 0, "the fresh environment must not have snapshotlib"
+    subprocess.run([str(python), "-m", "ipykernel", "install", "--sys-prefix"],
+                   capture_output=True, check=True)  # fmt: skip
+    return folder / "bin" / "otter"
+
+
+def otter_run(otter: Path, zipped: Path, notebook: Path, work: Path) -> dict[str, Any]:
+    """``otter run`` on a copy of ``notebook``; its results as ``{test: (score, of)}``."""
+    work.mkdir()
+    shutil.copy(notebook, work / notebook.name)
+    out = work / "out"
+    out.mkdir()
+    done = subprocess.run(
+        [str(otter), "run", "-a", str(zipped), "-o", str(out), notebook.name],
+        cwd=work, capture_output=True, text=True, check=False,
+        env={"PATH": f"{otter.parent}:/usr/bin:/bin", "HOME": str(work)},
+    )  # fmt: skip
+    results = out / "results.json"
+    assert results.is_file(), (
+        f"otter run wrote no results:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+    )
+    tests = json.loads(results.read_text())["tests"]
+    return {
+        t["name"]: (t["score"], t["max_score"]) for t in tests if t.get("name", "").startswith("q")
+    }
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_otter_run_gives_the_solution_full_marks_and_a_blank_notebook_zero(
+    name: str, otter_only: Path, built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    built = built_exercises[name]
+    full = json.loads((ROOT / "solutions" / f"{name}.expected.json").read_text())["full_marks"]
+    solution = otter_run(otter_only, built["zip"], built["solution"], tmp_path / "solution")
+    assert {q: score for q, (score, _) in solution.items()} == full, solution
+    blank = otter_run(otter_only, built["zip"], built["student"], tmp_path / "blank")
+    assert {q: score for q, (score, _) in blank.items()} == dict.fromkeys(full, 0.0), blank
+
+
+def test_the_zip_carries_the_package_and_no_compiled_files(
+    built_exercises: dict[str, dict[str, Path]],
+) -> None:
+    import zipfile
+
+    names = zipfile.ZipFile(built_exercises[NAMES[0]]["zip"]).namelist()
+    assert "files/snapshotlib/__init__.py" in names
+    assert "files/snapshotlib/course/exercises/ex01.py" in names
+    assert not [n for n in names if n.endswith(".pyc") or "__pycache__" in n]
