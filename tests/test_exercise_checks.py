@@ -207,3 +207,25 @@ def test_a_practice_question_is_checked_at_once(
     assert got["checked"]["q1"]["verdict"] == "formative"
     assert "practice" in got["checked"]["q1"]["text"]
     assert got["scores"]["q1"].passed and got["scores"]["q1"].formative
+
+
+def test_the_engines_version_reached_through_another_engine_function_fails_alike(
+    ex01: dict[str, Path], tmp_path: Path
+) -> None:
+    # no reading of the code can see it: the CutChecker widget checks with the engine's
+    # cut check; in the check as when graded, that check is absent for the learner's code
+    through_a_widget = (
+        "from snapshotlib.widgets import CutChecker\n"
+        "checker = CutChecker(sim)\n\n"
+        "def offending_message(trace, frontier):\n"
+        "    checker.set_frontier(**frontier)\n"
+        "    verdict = checker.check()\n"
+        "    return None if verdict.ok else trace.message_name(verdict.witness)\n"
+    )
+    got = agree("01_is_this_cut_consistent", ex01, {"def offending_message": through_a_widget},
+                tmp_path)  # fmt: skip
+    assert got["checked"]["q1"]["verdict"] == "failed"
+    assert "NotInThisExercise" in got["checked"]["q1"]["text"]
+    assert "offending_message: not defined when the notebook ran" in got["scores"]["q1"].message
+    assert "NotInThisExercise" in got["scores"]["q1"].message
+    assert got["scores"]["q1"].score == 0.0

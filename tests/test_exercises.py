@@ -257,3 +257,45 @@ def test_a_forged_search_report_earns_nothing(
         assert "NotInThisExercise" in q1, q1
     else:
         assert got == wrong["scores"]
+
+
+# ------------------------------------------------------- learner data beyond the limits
+#
+# Where a test runs the engine on what a learner wrote, learner-sized data would keep the
+# grader busy for minutes (a scenario of 100 fully connected processes took 163 s before
+# the limits): it is refused, saying what the limit is, before any test plays it.
+_HUGE_SCENARIO = {
+    "processes": [f"P{i}" for i in range(1, 101)],
+    "fifo": False,
+    "app": "tokens",
+    "initial": {f"P{i}": 5 for i in range(1, 101)},
+    "steps": [{"do": "snapshot", "at": "P1", "id": "s1"},
+              *({"do": "send", "from": f"P{i}", "to": f"P{j}", "payload": 1}
+                for i in range(1, 101) for j in range(1, 4) if i != j),
+              {"do": "run"}],
+}  # fmt: skip
+_HUGE_JOB = (
+    "two_logged_edges = {'operators': [[f'O{i}', 'map', list(range(1000))] for i in range(200)],\n"
+    "                    'edges': [[f'O{i}', f'O{i + 1}'] for i in range(199)]}\n"
+)
+LEARNER_DATA = {
+    "04_never_occurred": ("my_scenario", f"my_scenario = {_HUGE_SCENARIO!r}", "q1"),
+    "06_break_it": ("my_scenario", f"my_scenario = {_HUGE_SCENARIO!r}", "q1"),
+    "07_barrier_alignment": ("two_logged_edges", _HUGE_JOB, "q3"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEARNER_DATA))
+def test_learner_data_far_beyond_the_questions_limits_is_refused_before_it_is_played(
+    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    from snapshotlib.grading.runner import grade_one
+
+    start, cell, question = LEARNER_DATA[name]
+    submission = fill_in_as_solution(EXERCISES / f"{name}.ipynb", {start: cell},
+                                     tmp_path / f"{name}.ipynb")  # fmt: skip
+    result = grade_one(submission, built[name]["zip"], learner_id=LEARNER)
+    assert result.status == "ok", result.detail
+    score = next(s for s in result.scores if s.test == question)
+    assert score.score == 0.0
+    assert re.search(r"at most \d+|keep it to \d+", score.message), score.message

@@ -7,6 +7,10 @@ otter. ``grader.check("q1")`` runs the question's public tests as otter does, th
 * applies the rule staff grading applies (:mod:`snapshotlib.grading.refusals`) to the
   code this kernel has run: an answer that uses the engine's own implementation of what
   the question asks for is shown as refused, with the line quoted, whatever its tests say;
+* while its public tests run, the engine's functions that the question refuses behave for
+  the learner's code as they do in a graded submission's learner edition (absent: a call
+  from the learner's code, directly or through another engine function, raises
+  ``NotInThisExercise``), while the tests' own calls go through;
 * says what a pass means. "passed" only where the public tests check the answer itself;
   where they check only its form, "format accepted: correctness is graded later"; for a
   practice question (no points), "right" or what is wrong, and that it earns no points.
@@ -18,16 +22,22 @@ exercise notebook's ``snapshotlib`` metadata, written when the exercise is built
 from __future__ import annotations
 
 import ast
+import functools
 import html
 import inspect
 import json
+import sys
+import types
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import otter
 
-from ..grading.refusals import refusals
+from .. import absent
+from ..grading.refusals import refusals, resolve_target
 from .exercises import rules_for
 
 
@@ -77,6 +87,47 @@ def _cells_run() -> list[str]:
     return [str(c) for c in shell.history_manager.input_hist_raw[1:]]
 
 
+def _guard(target: str, real: types.FunctionType, learner: dict[str, Any]) -> Any:
+    """``real``, refusing a call made on behalf of the learner's code: a frame of the
+    learner's (its globals are the notebook's) between it and the check that runs the
+    tests. A call from the tests themselves meets the check first."""
+
+    @functools.wraps(real)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code is not _CHECK_CODE:
+            if frame.f_globals is learner:
+                absent.refuse(target)
+            frame = frame.f_back
+        return real(*args, **kwargs)
+
+    return guarded
+
+
+@contextmanager
+def _absent_for(targets: Sequence[str], learner: dict[str, Any]) -> Iterator[None]:
+    """The refused functions ``targets`` guarded (:func:`_guard`) wherever the engine's
+    modules and the notebook hold them, for the duration of the block."""
+    found = {}
+    for target in targets:
+        obj = resolve_target(target)
+        if isinstance(obj, types.FunctionType):
+            found[id(obj)] = _guard(target, obj, learner)
+    replaced: list[tuple[dict[str, Any], str, Any]] = []
+    spaces = [vars(m) for name, m in list(sys.modules.items())
+              if name.split(".")[0] == "snapshotlib" and m is not None]  # fmt: skip
+    for space in [*spaces, learner]:
+        for name, value in list(space.items()):
+            if id(value) in found:
+                replaced.append((space, name, value))
+                space[name] = found[id(value)]
+    try:
+        yield
+    finally:
+        for space, name, value in replaced:
+            space[name] = value
+
+
 class Notebook(otter.Notebook):  # type: ignore[misc]
     """otter's ``Notebook``, whose :meth:`check` also applies staff grading's rules."""
 
@@ -93,9 +144,6 @@ class Notebook(otter.Notebook):  # type: ignore[misc]
             frame = inspect.currentframe()
             caller = frame.f_back if frame is not None else None
             global_env = caller.f_globals if caller is not None else {}
-        result = super().check(question, global_env)
-        if result is None or not hasattr(result, "passed_all"):
-            return result  # otter grading the notebook itself, or a check it refused
         meta = self._metadata()
         info = meta["snapshotlib"].get("questions", {}).get(question, {})
         exercise = str(
@@ -105,6 +153,11 @@ class Notebook(otter.Notebook):  # type: ignore[misc]
         answers = _parameters(source) if isinstance(source, str) and source else []
         rules = rules_for(exercise) if exercise else None
         refuse = {a: t for a, t in (getattr(rules, "REFUSE", None) or {}).items() if a in answers}
+        targets = sorted({t for ts in refuse.values() for t in ts})
+        with _absent_for(targets, global_env):
+            result = super().check(question, global_env)
+        if result is None or not hasattr(result, "passed_all"):
+            return result  # otter grading the notebook itself, or a check it refused
         found = refusals(_cells_run(), refuse, where="In [{cell}]") if refuse else {}
         if found:
             first = next(iter(found.values()))
@@ -125,3 +178,6 @@ class Notebook(otter.Notebook):  # type: ignore[misc]
                            "by tests you do not see", result)  # fmt: skip
         more = f"; {hidden} more test(s) run when it is graded" if hidden else ""
         return Checked(question, "passed", f"passed the public tests{more}", result)
+
+
+_CHECK_CODE = Notebook.check.__code__

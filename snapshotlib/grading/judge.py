@@ -386,7 +386,12 @@ def judge(
                 scores.append(TestScore(q.name, 0.0, q.points, hit[0].message(), q.formative))
                 continue
             score, message, passed = run_question(q, env, batch.settings.test_cpu)
-            scores.append(TestScore(q.name, score, q.points, message, q.formative, passed))
+            missing = [a for a in q.parameters if a not in env and a not in TRUSTED_NAMES]
+            if missing and q.tests:  # say why, before the tests' own messages
+                errors = run.cell_errors()
+                why = f" ({errors[0]})" if errors else ""
+                message = f"{', '.join(missing)}: not defined when the notebook ran{why}\n{message}"
+            scores.append(TestScore(q.name, score, q.points, message.strip(), q.formative, passed))
         detail = "\n".join(_cell_errors(first, second))
         timeouts = first.cell_timeouts()
         return result("ok", tuple(scores), detail, cell_timeouts=timeouts,

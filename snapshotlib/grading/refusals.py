@@ -499,7 +499,8 @@ class _Search:
         return None
 
 
-def _resolve_target(target: str) -> Any:
+def resolve_target(target: str) -> Any:
+    """The object ``module:qualname`` names (None if there is none)."""
     module, _, qualname = target.partition(":")
     obj = _import(module)
     for part in qualname.split("."):
@@ -517,7 +518,7 @@ def refusals(
     nb = _read(cells)
     found: dict[str, Refusal] = {}
     for answer, targets in refuse.items():
-        refused = [(t, _resolve_target(t)) for t in targets]
+        refused = [(t, resolve_target(t)) for t in targets]
         refused = [(t, obj) for t, obj in refused if obj is not None]
         hit = _Search(nb, refused).answer(answer)
         if hit is not None:
