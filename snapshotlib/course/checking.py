@@ -94,7 +94,7 @@ def _guard(target: str, real: types.FunctionType, learner: dict[str, Any]) -> An
 
     @functools.wraps(real)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        frame = sys._getframe(1)
+        frame: types.FrameType | None = sys._getframe(1)
         while frame is not None and frame.f_code is not _CHECK_CODE:
             if frame.f_globals is learner:
                 absent.refuse(target)
