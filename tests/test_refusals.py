@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from snapshotlib.course.exercises import ex01, ex02, ex08
-from snapshotlib.grading.refusals import parse_cell, refusals
+from snapshotlib.grading.notebook_code import parse_cell
+from snapshotlib.grading.refusals import refusals
 
 CUT = ex01.REFUSE
 
