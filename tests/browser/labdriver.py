@@ -261,21 +261,15 @@ def plotly_plot(page: Any, css_class: str | None = None) -> Any:
     return page.locator(f".js-plotly-plot.{css_class}, .{css_class} .js-plotly-plot")
 
 
-def plotly_point_fills(plot: Any, trace: int = 0) -> list[str]:
-    """The SVG fill of every marker of scatter trace ``trace`` in ``plot``, in order.
+def expect_point_fills(points: Any, want: list[str]) -> None:
+    """The markers ``points`` (a locator) have the fills ``want``, in order, each read with
+    playwright's retrying checks: a figure that redraws meanwhile replaces its markers,
+    and one read of them all could see none."""
+    from playwright.sync_api import expect
 
-    Colours come back as the browser writes them (``rgb(r, g, b)``); plotly draws each
-    marker as a ``path.point`` (``style="...; fill: rgb(...); ..."``) inside
-    ``.scatterlayer .trace``. Read once: wait for the expected value with
-    ``page.wait_for_function`` or ``expect(...).to_have_css`` first.
-    """
-    fills: list[str] = (
-        plot.locator(".scatterlayer .trace")
-        .nth(trace)
-        .locator("path.point")
-        .evaluate_all("points => points.map(p => p.style.fill)")
-    )
-    return fills
+    expect(points).to_have_count(len(want))
+    for i, colour in enumerate(want):
+        expect(points.nth(i)).to_have_css("fill", colour)
 
 
 # ----------------------------------------------------------------------------- artifacts

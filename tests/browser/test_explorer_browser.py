@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 from labdriver import (
     LabServer,
+    expect_point_fills,
     html_widget,
     open_notebook,
     plotly_plot,
@@ -37,10 +38,6 @@ WHITE = "rgb(255, 255, 255)"
 RED = "rgb(214, 39, 40)"  # viz.style.RED_FILL
 
 
-def fills(points: object) -> list[str]:
-    return points.evaluate_all("ps => ps.map(p => p.style.fill)")  # type: ignore[attr-defined, no-any-return]
-
-
 @pytest.fixture(autouse=True)
 def _widget_packages() -> None:
     require_modules("ipywidgets", "plotly", "anywidget", "networkx")
@@ -59,7 +56,7 @@ def test_starting_a_snapshot_and_delivering_a_marker_turn_processes_red(
     network = plotly_plot(page, "explorer-network")
     points = network.locator(PROCESSES)
     expect(points).to_have_count(3)
-    assert fills(points) == [WHITE, WHITE, WHITE]
+    expect_point_fills(points, [WHITE, WHITE, WHITE])
     table = html_widget(page, "explorer-table")
     expect(table).to_contain_text("No snapshot yet")
 
@@ -69,14 +66,14 @@ def test_starting_a_snapshot_and_delivering_a_marker_turn_processes_red(
     expect(table).to_contain_text("snapshot s1, initiated by P1")
     expect(table.locator("tr[data-process='P1']")).to_contain_text("red")
     expect(table.locator("tr[data-process='P2']")).to_contain_text("not recorded yet")
-    assert fills(points) == [RED, WHITE, WHITE]
+    expect_point_fills(points, [RED, WHITE, WHITE])
 
     widget_button(page, "P1→P2: marker s1").click()
 
     expect(points.nth(1)).to_have_css("fill", RED)
     expect(table.locator("tr[data-process='P2']")).to_contain_text("red")
     expect(table.locator("tr[data-channel='P1->P2']")).to_contain_text("recorded")
-    assert fills(points) == [RED, RED, WHITE]
+    expect_point_fills(points, [RED, RED, WHITE])
     wait_kernel_idle(page)
     save_screenshot(page, "explorer")
 
@@ -120,10 +117,10 @@ def test_figures_whose_code_loads_slowly_still_show_every_step(
     points = plotly_plot(page, "explorer-network").locator(PROCESSES)
     expect(points).to_have_count(3)
     expect(points.nth(0)).to_have_css("fill", RED)
-    assert fills(points) == [RED, WHITE, WHITE]
+    expect_point_fills(points, [RED, WHITE, WHITE])
     widget_button(page, "P1→P2: marker s1").click()
     expect(points.nth(1)).to_have_css("fill", RED)
-    assert fills(points) == [RED, RED, WHITE]
+    expect_point_fills(points, [RED, RED, WHITE])
     wait_kernel_idle(page)
 
 

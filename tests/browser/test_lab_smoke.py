@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 import pytest
 from labdriver import (
     LabServer,
+    expect_point_fills,
     html_widget,
     open_notebook,
     plotly_plot,
-    plotly_point_fills,
     require_modules,
     run_all_cells,
     save_screenshot,
@@ -81,13 +81,13 @@ def test_button_click_updates_html_widget_and_plotly_point(
     expect(status).to_have_text("P2 is white")
     plot = plotly_plot(page, "smoke-figure")
     expect(plot.locator("path.point")).to_have_count(3)
-    assert plotly_point_fills(plot) == [WHITE, WHITE, WHITE]
+    expect_point_fills(plot.locator("path.point"), [WHITE, WHITE, WHITE])
 
     widget_button(page, "Colour P2 red").click()
 
     expect(status).to_have_text("P2 is red")
     # the figure is redrawn once the batched update reaches the browser
     expect(plot.locator("path.point").nth(1)).to_have_css("fill", RED)
-    assert plotly_point_fills(plot) == [WHITE, RED, WHITE]
+    expect_point_fills(plot.locator("path.point"), [WHITE, RED, WHITE])
     wait_kernel_idle(page)  # the click's handler done: a quiet status bar in the picture
     save_screenshot(page, "lab-smoke")

@@ -35,7 +35,7 @@ from ...formats.scenario import parse_scenario, run_scenario
 from ...model import Network
 from ...simulator import Simulator
 from ...trace import APP
-from .forms import is_whole, whole_number
+from .forms import is_whole, shown, whole_number
 
 NAME = "03_predict_the_snapshot"
 VARIANT = True
@@ -223,7 +223,7 @@ def read_processes(answer: Any, what: str, variant: int, run: int) -> dict[str, 
     if not isinstance(answer, dict):
         raise AssertionError(
             f"{what} must be a dict from process to tokens, like "
-            f"{dict.fromkeys(processes, 0)}, not {answer!r}"
+            f"{dict.fromkeys(processes, 0)}, not {shown(answer)}"
         )
     named = [str(p) for p in answer]
     if not all(isinstance(p, str) for p in answer) or sorted(named) != processes:
@@ -253,7 +253,7 @@ def read_channels(answer: Any, what: str, variant: int, run: int) -> dict[str, l
     if not isinstance(answer, dict):
         raise AssertionError(
             f"{what} must be a dict from channel to a list of messages (their tokens), "
-            f"like {{{channels[0]!r}: [1]}}, not {answer!r}"
+            f"like {{{channels[0]!r}: [1]}}, not {shown(answer)}"
         )
     given: dict[str, Any] = {}
     written: dict[str, Any] = {}

@@ -27,7 +27,7 @@ import itertools
 import random
 from typing import Any
 
-from .forms import pair
+from .forms import pair, shown
 
 NAME = "05_dijkstra_by_hand"
 VARIANT = True
@@ -225,7 +225,7 @@ def read_swap(answer: Any, what: str, variant: int | None) -> tuple[str, str]:
     a, b = pair(answer, what, example=example)
     if not (isinstance(a, str) and isinstance(b, str)):
         raise AssertionError(
-            f"{what} is {answer!r}: write two action names (strings), the red one first, "
+            f"{what} is {shown(answer)}: write two action names (strings), the red one first, "
             f"e.g. {example}"
         )
     unknown = [x for x in (a, b) if x not in known]
@@ -283,7 +283,7 @@ def read_white(answer: Any, what: str, variant: int | None) -> dict[str, list[st
     )
     if not ok:
         raise AssertionError(
-            f"{what} is {answer!r}: write a dict from each of {', '.join(processes)} to the "
+            f"{what} is {shown(answer)}: write a dict from each of {', '.join(processes)} to the "
             f"list of the names of its white actions, in order ([] for none), e.g. {example}"
         )
     return {p: list(answer[p]) for p in processes}

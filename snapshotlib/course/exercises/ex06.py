@@ -34,7 +34,7 @@ from ...formats.scenario import ScenarioError, parse_scenario, run_scenario
 from ...model import Network
 from ...simulator import Simulator
 from ..lesson_05 import MISSED, RED_IN_WHITE, RED_RECORDED
-from .forms import scenario_within
+from .forms import scenario_within, shown
 
 NAME = "06_break_it"
 VARIANT = True
@@ -164,7 +164,7 @@ def read_blamed(answer: Any, what: str = "blamed") -> dict[str, str]:
     """
     if not isinstance(answer, dict) or not answer:
         raise AssertionError(
-            f"{what} is {answer!r}: write a dict from message names to ways of breaking, "
+            f"{what} is {shown(answer)}: write a dict from message names to ways of breaking, "
             'e.g. {"x": MISSED}'
         )
     ways: dict[str, str] = {}

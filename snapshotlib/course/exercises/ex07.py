@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .forms import shown
 from .runs import where as _where
 
 NAME = "07_barrier_alignment"
@@ -168,7 +169,7 @@ def read_job(answer: Any, what: str = "two_logged_edges") -> Any:
     if not isinstance(answer, dict) or set(answer) != {"operators", "edges"}:
         raise AssertionError(
             "give the job as graph_data(dataflow(operators, edges)), a dict with 'operators' "
-            f"and 'edges', not {answer!r}"
+            f"and 'edges', not {shown(answer)}"
         )
     operators = answer["operators"]
     if isinstance(operators, (list, tuple)) and len(operators) > MAX_OPERATORS:

@@ -28,7 +28,7 @@ import math
 import random
 from typing import Any
 
-from .forms import is_whole
+from .forms import is_whole, shown
 
 NAME = "10_predict_then_measure"
 VARIANT = True
@@ -119,7 +119,7 @@ def read_measured(answer: Any, variant: int, what: str = "measured") -> dict[int
         and sorted(int(k) for k in keys) == delays
     ):
         raise AssertionError(
-            f"{what} is {answer!r}: write a dict from each of your delays {delays} to the "
+            f"{what} is {shown(answer)}: write a dict from each of your delays {delays} to the "
             "bytes recorded at it, and nothing else"
         )
     for d, value in answer.items():
@@ -141,5 +141,7 @@ def read_slope(answer: Any, what: str = "slope") -> float:
     AssertionError: slope is '8000': write a number of bytes per tick, e.g. 1200
     """
     if not _number(answer):
-        raise AssertionError(f"{what} is {answer!r}: write a number of bytes per tick, e.g. 1200")
+        raise AssertionError(
+            f"{what} is {shown(answer)}: write a number of bytes per tick, e.g. 1200"
+        )
     return answer  # type: ignore[no-any-return]

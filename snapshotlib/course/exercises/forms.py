@@ -36,6 +36,16 @@ from typing import Any
 MAX_ACTIONS = 2000
 
 
+def shown(value: Any) -> str:
+    """An answer as a message shows it: the exercise's placeholder ``...`` says it is not
+    answered yet.
+
+    >>> shown(...), shown({"P1": 3})
+    ('`...` (not answered yet)', "{'P1': 3}")
+    """
+    return "`...` (not answered yet)" if value is Ellipsis else repr(value)
+
+
 def is_whole(value: Any) -> bool:
     """Whether ``value`` is a whole number: an ``int`` (not a ``bool``) or an integral,
     finite ``float``.
@@ -104,7 +114,9 @@ def whole_number(
         example = low if low is not None and low > 4 else 4
         if high is not None and example > high:
             example = high
-        raise AssertionError(f"{what} is {value!r}: write a whole number, e.g. {example}{quoted}")
+        raise AssertionError(
+            f"{what} is {shown(value)}: write a whole number, e.g. {example}{quoted}"
+        )
     number = int(value)
     if (low is not None and number < low) or (high is not None and number > high):
         if low is not None and high is not None:
@@ -114,7 +126,8 @@ def whole_number(
         else:
             allowed = f"of at most {high}"
         raise AssertionError(
-            f"{what} is {value!r}: write a whole number {allowed}" + (f": {why}" if why else "")
+            f"{what} is {shown(value)}: write a whole number {allowed}"
+            + (f": {why}" if why else "")
         )
     return number
 
@@ -153,7 +166,9 @@ def names(value: Any, what: str, *, example: str = '{"b", "e"}') -> frozenset[st
     """
     if isinstance(value, (set, frozenset, list, tuple)) and all(isinstance(x, str) for x in value):
         return frozenset(value)
-    raise AssertionError(f"{what} is {value!r}: write a set of names (strings), e.g. {example}")
+    raise AssertionError(
+        f"{what} is {shown(value)}: write a set of names (strings), e.g. {example}"
+    )
 
 
 def pair(value: Any, what: str, *, example: str = '("c", "d")') -> tuple[Any, Any]:
@@ -188,7 +203,7 @@ def pair(value: Any, what: str, *, example: str = '("c", "d")') -> tuple[Any, An
     """
     if isinstance(value, (tuple, list)) and len(value) == 2:
         return value[0], value[1]
-    raise AssertionError(f"{what} is {value!r}: write a pair, e.g. {example}")
+    raise AssertionError(f"{what} is {shown(value)}: write a pair, e.g. {example}")
 
 
 def _channel_count(doc: dict[str, Any], processes: int) -> int:
