@@ -57,6 +57,23 @@ def require_otter(what: str) -> None:
         pytest.skip(reason)
 
 
+#: exercise 1's q1 written honestly, the way a learner may: a local list named like
+#: lesson 01's helper, a loop, a helper variable (refused by nothing)
+HONEST_OFFENDING_MESSAGE = (
+    "def offending_message(trace, frontier):\n"
+    "    offending_messages = []  # a local list named like the lesson's helper\n"
+    "    inside = set()\n"
+    "    for process, count in frontier.items():\n"
+    "        inside.update(trace.process_actions(process)[:count])\n"
+    "    for index in sorted(inside):\n"
+    "        action = trace.actions[index]\n"
+    "        if action.kind == 'receive':\n"
+    "            if trace.messages[action.message].sent_by not in inside:\n"
+    "                offending_messages.append(trace.message_name(action.message))\n"
+    "    return offending_messages[0] if offending_messages else None\n"
+)
+
+
 def make_exercises_tool() -> Any:
     """``tools/make_exercises.py`` as a module (tools/ is not a package)."""
     spec = importlib.util.spec_from_file_location(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import fill_in, require_otter
+from support import HONEST_OFFENDING_MESSAGE, fill_in, require_otter
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNER = "solution"
@@ -134,18 +134,7 @@ def ex01(built_exercises: dict[str, dict[str, Path]]) -> dict[str, Path]:
 def test_honest_work_is_passed_by_the_check_and_the_grade(
     ex01: dict[str, Path], tmp_path: Path
 ) -> None:
-    own = (
-        "def offending_message(trace, frontier):\n"
-        "    offending_messages = []  # a local list named like the lesson's helper\n"
-        "    inside = set()\n"
-        "    for process, count in frontier.items():\n"
-        "        inside.update(trace.process_actions(process)[:count])\n"
-        "    for index in sorted(inside):\n"
-        "        action = trace.actions[index]\n"
-        "        if action.kind == 'receive':\n"
-        "            if trace.messages[action.message].sent_by not in inside:\n"
-        "                offending_messages.append(trace.message_name(action.message))\n"
-        "    return offending_messages[0] if offending_messages else None\n"
+    own = HONEST_OFFENDING_MESSAGE + (
         "from snapshotlib.checks import check_frontier  # a self-check on my own answer\n"
         "whole = {p: len(trace.process_actions(p)) for p in sim.network.processes}\n"
         "assert (offending_message(trace, whole) is None) == check_frontier(trace, whole).ok\n"

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import fill_in, make_exercises_tool, require_otter
+from support import HONEST_OFFENDING_MESSAGE, fill_in, make_exercises_tool, require_otter
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "01_is_this_cut_consistent"
@@ -199,6 +199,22 @@ def attacks(exercise: dict[str, Any], ctx: dict[str, Any]) -> dict[str, dict[str
     return notebooks
 
 
+def repair(check: str) -> str:
+    """q2 answered by repairing each frontier with ``check`` (the engine's cut check,
+    under some name): look, move back the receiver of the witness, look again."""
+    return (
+        "def inside(limit):\n"
+        "    best = dict(limit)\n"
+        f"    while not (v := {check}(trace, best)).ok:\n"
+        "        receive = trace.received_by[v.witness]\n"
+        "        p = trace.actions[receive].process\n"
+        "        best[p] = trace.process_actions(p).index(receive)\n"
+        "    return best\n"
+        "largest_in_f1 = inside(ex01.frontiers(variant)['F1'])\n"
+        "largest_in_f2 = inside(ex01.frontiers(variant)['F2'])\n"
+    )
+
+
 def delegations(exercise: dict[str, Any], solution_q1: str, subs: Path) -> dict[str, Any]:
     """Submissions that use the engine's own cut check for what the exercise asks them
     to write, openly or hidden from a reading of their code; and one that runs a
@@ -245,41 +261,16 @@ def delegations(exercise: dict[str, Any], solution_q1: str, subs: Path) -> dict[
         # is a magic, and through a name built at run time
         "helper_value": {
             Q1: solution_q1,
-            Q2: "from snapshotlib.checks import check_frontier\n"
-            "def inside(limit):\n"
-            "    best = dict(limit)\n"
-            "    while not (v := check_frontier(trace, best)).ok:\n"
-            "        receive = trace.received_by[v.witness]\n"
-            "        p = trace.actions[receive].process\n"
-            "        best[p] = trace.process_actions(p).index(receive)\n"
-            "    return best\n"
-            "largest_in_f1 = inside(ex01.frontiers(variant)['F1'])\n"
-            "largest_in_f2 = inside(ex01.frontiers(variant)['F2'])\n",
+            Q2: "from snapshotlib.checks import check_frontier\n" + repair("check_frontier"),
         },
         "magic_value": {
             Q1: solution_q1,
             Q2: "%%time\nfrom snapshotlib.checks import check_frontier\n"
-            "def inside(limit):\n"
-            "    best = dict(limit)\n"
-            "    while not (v := check_frontier(trace, best)).ok:\n"
-            "        receive = trace.received_by[v.witness]\n"
-            "        p = trace.actions[receive].process\n"
-            "        best[p] = trace.process_actions(p).index(receive)\n"
-            "    return best\n"
-            "largest_in_f1 = inside(ex01.frontiers(variant)['F1'])\n"
-            "largest_in_f2 = inside(ex01.frontiers(variant)['F2'])\n",
+            + repair("check_frontier"),
         },
         "dynamic_value": {
             Q1: solution_q1,
-            Q2: dynamic + "def inside(limit):\n"
-            "    best = dict(limit)\n"
-            "    while not (v := judge(trace, best)).ok:\n"
-            "        receive = trace.received_by[v.witness]\n"
-            "        p = trace.actions[receive].process\n"
-            "        best[p] = trace.process_actions(p).index(receive)\n"
-            "    return best\n"
-            "largest_in_f1 = inside(ex01.frontiers(variant)['F1'])\n"
-            "largest_in_f2 = inside(ex01.frontiers(variant)['F2'])\n",
+            Q2: dynamic + repair("judge"),
         },
         # a classmate's cells, found through the grader's command line or the folder
         "classmate": hostile(
@@ -310,20 +301,8 @@ def delegations(exercise: dict[str, Any], solution_q1: str, subs: Path) -> dict[
 
 def honest(exercise: dict[str, Any], solution_q1: str) -> dict[str, dict[str, Any]]:
     """Honest work written the way learners write it: none of it may lose a mark."""
-    own_q1 = (
-        "def offending_message(trace, frontier):\n"
-        "    offending_messages = []  # a local list named like the lesson's helper\n"
-        "    inside = set()\n"
-        "    for process, count in frontier.items():\n"
-        "        inside.update(trace.process_actions(process)[:count])\n"
-        "    for index in sorted(inside):\n"
-        "        action = trace.actions[index]\n"
-        "        if action.kind == 'receive':\n"
-        "            if trace.messages[action.message].sent_by not in inside:\n"
-        "                offending_messages.append(trace.message_name(action.message))\n"
-        "    return offending_messages[0] if offending_messages else None\n"
-        "\n"
-        "# a self-check with the engine, on my own answer\n"
+    own_q1 = HONEST_OFFENDING_MESSAGE + (
+        "\n# a self-check with the engine, on my own answer\n"
         "from snapshotlib.checks import check_frontier\n"
         "whole = {p: len(trace.process_actions(p)) for p in sim.network.processes}\n"
         "assert (offending_message(trace, whole) is None) == check_frontier(trace, whole).ok\n"
