@@ -236,3 +236,59 @@ def test_the_try_it_is_not_given_away_before_it_or_right_after_it() -> None:
 def test_the_lesson_states_its_goal_and_time_at_the_top() -> None:
     goal, minutes = goal_and_minutes(load("09_cost_at_scale"))
     assert "many executions" in goal and minutes <= 45
+
+
+class _Session:
+    """A stand-in for a Spark session: only stopped."""
+
+    stopped = 0
+
+    def stop(self) -> None:
+        _Session.stopped += 1
+
+
+def test_a_spark_failure_during_the_sweep_is_retried_once_then_run_in_this_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # on a loaded machine a session can start and its collect still fail (PySpark's
+    # CANNOT_OPEN_SOCKET): the lesson must go on, saying so in one line
+    pytest.importorskip("pyarrow")
+    from snapshotlib.spark import anywhere
+    from snapshotlib.spark import sweep as spark_sweep
+
+    tries: list[int] = []
+
+    def failing(*args: object, **kwargs: object) -> None:
+        tries.append(1)
+        raise RuntimeError("[CANNOT_OPEN_SOCKET] Can not open socket: connection refused.\nmore")
+
+    monkeypatch.setattr(anywhere, "start_spark", lambda master="local[2]": (_Session(), ""))
+    monkeypatch.setattr(spark_sweep, "run_sweep", failing)
+    _Session.stopped = 0
+    run = lesson_09.run_lesson_sweep(parse_config_text(SMALL, "small.toml"), tmp_path)
+    assert len(tries) == 2 and _Session.stopped == 2  # tried again in a new session
+    assert not run.on_spark and run.result.executions == 6
+    assert run.line.startswith("Spark started but failed during the sweep twice ([CANNOT_OPEN")
+    assert "\n" not in run.line
+
+
+def test_a_spark_failure_that_a_new_session_gets_past_stays_on_spark(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from snapshotlib.spark import anywhere
+    from snapshotlib.spark import sweep as spark_sweep
+    from snapshotlib.spark.sweep import run_sweep_local
+
+    tries: list[int] = []
+
+    def once(sweep: object, out: Path, **kwargs: object) -> object:
+        tries.append(1)
+        if len(tries) == 1:
+            raise RuntimeError("connection refused")
+        return run_sweep_local(sweep, out, progress=False)  # type: ignore[arg-type]
+
+    pytest.importorskip("pyarrow")
+    monkeypatch.setattr(anywhere, "start_spark", lambda master="local[2]": (_Session(), ""))
+    monkeypatch.setattr(spark_sweep, "run_sweep", once)
+    run = lesson_09.run_lesson_sweep(parse_config_text(SMALL, "small.toml"), tmp_path)
+    assert len(tries) == 2 and run.on_spark and run.result.executions == 6
