@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .checks.predicates import deadlock, termination
 from .checks.verdict import run_verdict, snapshot_verdict
 from .formats.record import append_record
@@ -373,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="snapshotlib",
         description="Run and check distributed snapshot executions.",
     )
+    parser.add_argument("--version", action="version", version=f"snapshotlib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run a scenario and print its snapshots and checks")

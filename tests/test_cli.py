@@ -97,3 +97,16 @@ def test_python_dash_m_snapshotlib_is_the_same_command_line() -> None:
     )
     assert done.returncode == 1, done.stderr
     assert "inconsistent" in done.stdout
+
+
+def test_version_is_the_packages(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.metadata
+
+    from snapshotlib import __version__
+    from snapshotlib.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"snapshotlib {__version__}"
+    assert importlib.metadata.version("snapshotlib") == __version__
