@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 from support import figure_states, opened_states
 
+from snapshotlib.text_colours import WRONG
+
 try:
     import ipywidgets as w
     import plotly.graph_objects as go
@@ -624,7 +626,7 @@ def status(ex: DataflowExplorer) -> str:
 
 
 def is_error(ex: DataflowExplorer) -> bool:
-    return "#b00020" in ex.status.value
+    return WRONG in ex.status.value
 
 
 def on_screen(ex: DataflowExplorer, name: str) -> Any:

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from support import figure_states, opened_states
 
+from snapshotlib.text_colours import WRONG
+
 try:
     import ipywidgets as w
     import plotly.graph_objects as go
@@ -111,7 +113,7 @@ def status(ex: Explorer) -> str:
 
 
 def is_error(ex: Explorer) -> bool:
-    return "#b00020" in ex.status.value
+    return WRONG in ex.status.value
 
 
 def screen(ex: Explorer) -> tuple[Any, ...]:
@@ -668,7 +670,7 @@ def test_cut_checker_sliders_set_the_frontier_and_the_verdict_names_the_message(
     assert cc.frontier == {"P1": 1, "P2": 2, "P3": 2}
     assert verdict(cc).startswith("Inconsistent")
     assert re.search(r"\bmessage B\b", verdict(cc))
-    assert "#b00020" in cc.verdict.value
+    assert WRONG in cc.verdict.value
     check_cut_drawn(cc)
     cc.sliders["P1"].value = 2
     assert verdict(cc).startswith("Inconsistent")  # now J receives E, sent by P1 after B

@@ -38,6 +38,7 @@ import otter
 
 from .. import absent
 from ..grading.refusals import refusals, resolve_target
+from ..text_colours import TEXT, WRONG
 from .exercises import rules_for
 
 
@@ -57,7 +58,7 @@ class Checked:
     def _repr_html_(self) -> str:
         if self.verdict == "failed" and self.otter_result is not None:
             return str(self.otter_result._repr_html_())
-        colour = {"refused": "#b00020", "failed": "#b00020"}.get(self.verdict, "inherit")
+        colour = WRONG if self.verdict in ("refused", "failed") else TEXT
         return (f"<p style='color: {colour}'><strong><code>{html.escape(self.question)}</code>"
                 f"</strong> {html.escape(self.text)}</p>")  # fmt: skip
 

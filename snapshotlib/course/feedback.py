@@ -32,9 +32,11 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from ..text_colours import RIGHT, TEXT, WRONG
+
 __all__ = ["Feedback", "check_equal", "is_blank", "no_answer_yet"]
 
-_RIGHT, _WRONG = "#1b7f3b", "#b00020"
+_RIGHT, _WRONG = RIGHT, WRONG
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ class Feedback:
             parts.append(f"<br><i>Hint: {html.escape(self.hint)}</i>")
         if self.answer and not self.ok:
             parts.append(
-                "<details class='feedback-answer' style='margin-top:4px;color:#333'>"
+                f"<details class='feedback-answer' style='margin-top:4px;color:{TEXT}'>"
                 "<summary style='cursor:pointer'>Show answer</summary>"
                 f"<div style='white-space:pre-wrap'>{html.escape(self.answer)}</div></details>"
             )

@@ -12,6 +12,7 @@ from ..checks.commutation import check_commutation
 from ..colouring import colouring, snapshot_state
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
+from ..text_colours import WRONG
 from ..viz import commutation_figure, commutation_spec, update_in_place
 from .common import row, widget_bundle
 from .figure_widget import figure_widget
@@ -85,7 +86,7 @@ class CommutationStepper:
             parts.append(f"{r.inversions} inversions: too many to animate.")
         if not r.holds:
             parts.append(
-                f"<b style='color:#b00020'>The argument fails:</b> {html.escape(r.reason)}"
+                f"<b style='color:{WRONG}'>The argument fails:</b> {html.escape(r.reason)}"
             )
         elif done == self.position.max:
             sss = snapshot_state(self.sim, self.snapshot_id)

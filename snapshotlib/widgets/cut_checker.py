@@ -12,6 +12,7 @@ import ipywidgets as w
 from ..checks.cut import CutResult, check_frontier, cut_limits
 from ..formats.scenario import Scenario, load_scenario, run_scenario
 from ..simulator import Simulator
+from ..text_colours import RIGHT, WRONG
 from ..viz import spacetime_figure, spacetime_spec, update_in_place
 from .common import row, widget_bundle
 from .figure_widget import figure_widget
@@ -74,7 +75,7 @@ class CutChecker:
     def refresh(self) -> None:
         result = self.check()
         update_in_place(self.view, spacetime_spec(self.sim, None, self._limits()))
-        colour = "#1b7f3b" if result.ok else "#b00020"
+        colour = RIGHT if result.ok else WRONG
         word = "Consistent" if result.ok else "Inconsistent"
         self.verdict.value = (
             f"<div class='cut-verdict' style='color:{colour};max-width:420px'><b>{word}.</b> "

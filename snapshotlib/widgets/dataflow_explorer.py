@@ -26,6 +26,7 @@ import ipywidgets as w
 
 from ..dataflow import COMPLETED, FAILED, VARIANTS, JobError, StreamJob
 from ..simulator import ActionError, Simulator
+from ..text_colours import TEXT, WRONG
 from ..trace import APP, CONTROL, INTERNAL, RECEIVE, InputBlocked, InputUnblocked, StateRecorded
 from ..viz.checkpoints import registry_figure, registry_spec
 from ..viz.dataflow import dataflow_figure, dataflow_spec, record_name
@@ -417,7 +418,7 @@ class DataflowExplorer:
 
     def _say(self, text: str, error: bool = False) -> None:
         """Show what happened, log it, and bring every view up to date."""
-        colour = "#b00020" if error else "#333333"
+        colour = WRONG if error else TEXT
         self.status.value = f"<span style='color:{colour}'>{html.escape(text)}</span>"
         if not error:
             self.history.append(text)

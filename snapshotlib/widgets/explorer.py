@@ -20,6 +20,7 @@ from ..formats.scenario import RunStep, Scenario, load_scenario, step_action
 from ..model import Network
 from ..schedulers import make_scheduler
 from ..simulator import ActionError, Simulator
+from ..text_colours import TEXT, WRONG
 from ..viz import (
     network_figure,
     network_layout,
@@ -385,7 +386,7 @@ class Explorer:
             self.refresh()
 
     def _say(self, text: str, error: bool = False) -> None:
-        colour = "#b00020" if error else "#333333"
+        colour = WRONG if error else TEXT
         self.status.value = f"<span style='color:{colour}'>{html.escape(text)}</span>"
 
     # --------------------------------------------------------------- display

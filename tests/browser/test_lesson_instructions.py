@@ -22,11 +22,13 @@ from labdriver import (
     wait_kernel_idle,
 )
 
+from snapshotlib.text_colours import WRONG
+
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
 RED = "rgb(214, 39, 40)"  # viz.style.RED_FILL
-ERROR_COLOUR = "#b00020"  # the explorer's status line when an action was refused
+ERROR_COLOUR = WRONG  # the explorer's status line when an action was refused
 
 
 @pytest.fixture(autouse=True)
