@@ -14,6 +14,8 @@ from __future__ import annotations
 
 #: ordinary text: near black on light, white on dark
 TEXT = "var(--jp-content-font-color1, rgba(0, 0, 0, 0.87))"
+#: quieter text (a table's notes): still AA on either background
+QUIET = "var(--jp-content-font-color2, rgba(0, 0, 0, 0.54))"
 #: right, a verdict that holds (the light theme's darkest green, the dark theme's mid one)
 RIGHT = "var(--jp-success-color0, #1b5e20)"
 #: wrong, refused, an error (a red that reads on white and on JupyterLab's dark grey)

@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..text_colours import QUIET
+
 __all__ = ["Table"]
 
 _NUMBER = re.compile(r"^[-+]?[\d,]*\.?\d+( ?[%BkMG]B?)?( \((max )?\d+\))?$|^\d+/\d+$|^-$")
@@ -117,7 +119,7 @@ class Table:
             )
             body.append(f"<tr>{tds}</tr>")
         notes = "".join(
-            f"<div style='font-size:90%;color:#555;max-width:60em'>{html.escape(n)}</div>"
+            f"<div style='font-size:90%;color:{QUIET};max-width:60em'>{html.escape(n)}</div>"
             for n in self.notes
         )
         return (

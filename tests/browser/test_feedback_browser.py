@@ -112,13 +112,15 @@ READABLE = (
     "display(check_equal('right', 1, 1))\n"
     "display(Checked('q1', 'refused', 'refused: q1 uses check_frontier (In [3], line 2)'))\n"
     "display(Checked('q2', 'form', 'format accepted: correctness is graded later'))\n"
+    "from snapshotlib.course.tables import Table\n"
+    "display(Table(['run', 'bytes'], [['a', 1]], notes=['bytes recorded, per run']))\n"
     "explorer = Explorer('worked-example.json')\n"
     "explorer._say('P1 cannot receive: nothing is on its way to it', error=True)\n"
     "explorer"
 )
 
 
-def test_feedback_checks_and_status_lines_read_at_aa_contrast_in_light_and_dark(
+def test_feedback_checks_notes_and_status_lines_read_at_aa_contrast_in_light_and_dark(
     jupyter_server: LabServer, browser_page: Page
 ) -> None:
     # WCAG AA for text: 4.5:1 against what is behind it, in JupyterLab's two themes
@@ -142,6 +144,7 @@ def test_feedback_checks_and_status_lines_read_at_aa_contrast_in_light_and_dark(
         "right feedback": out.locator(".feedback").nth(1),
         "a refusal": out.locator("p", has_text="refused: q1").first,
         "a form check": out.locator("p", has_text="format accepted").first,
+        "a table's note": out.locator(".lesson-table div", has_text="bytes recorded").first,
         "an explorer's refusal": page.locator(".explorer-status .widget-html-content span"),
     }
     texts["Show answer"].click()
