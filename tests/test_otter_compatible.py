@@ -11,7 +11,9 @@ and fails under CI.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import venv
 from pathlib import Path
@@ -22,6 +24,8 @@ from support import in_ci, require_otter
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = sorted(p.stem for p in (ROOT / "solutions").glob("[0-9]*.ipynb"))
+#: wall-clock seconds one `otter run` may take (it takes seconds: a backstop for a hang)
+OTTER_RUN_BACKSTOP = 600
 
 pytestmark = pytest.mark.slow
 
@@ -60,15 +64,22 @@ def otter_run(otter: Path, zipped: Path, notebook: Path, work: Path) -> dict[str
     shutil.copy(notebook, work / notebook.name)
     out = work / "out"
     out.mkdir()
-    done = subprocess.run(
+    run = subprocess.Popen(
         [str(otter), "run", "-a", str(zipped), "-o", str(out), notebook.name],
-        cwd=work, capture_output=True, text=True, check=False,
-        env={"PATH": f"{otter.parent}:/usr/bin:/bin", "HOME": str(work)},
+        cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={"PATH": f"{otter.parent}:/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8"},
+        start_new_session=True,
     )  # fmt: skip
+    try:  # a far backstop: each run takes seconds
+        said, _ = run.communicate(timeout=OTTER_RUN_BACKSTOP)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        said, _ = run.communicate()
+        raise AssertionError(
+            f"otter run {notebook.name} did not end in {OTTER_RUN_BACKSTOP} s:\n{said[-3000:]}"
+        ) from None
     results = out / "results.json"
-    assert results.is_file(), (
-        f"otter run wrote no results:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
-    )
+    assert results.is_file(), f"otter run wrote no results:\n{said[-3000:]}"
     tests = json.loads(results.read_text())["tests"]
     return {
         t["name"]: (t["score"], t["max_score"]) for t in tests if t.get("name", "").startswith("q")
