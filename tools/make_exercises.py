@@ -84,21 +84,11 @@ def normalise(nb: dict[str, Any]) -> dict[str, Any]:
 
 def questions(autograder_zip: Path) -> dict[str, dict[str, float]]:
     """What each question of an autograder zip is: its points, the points of its public
-    tests, and how many hidden tests it has."""
-    from otter.test_files import ExceptionTestFile
+    tests, and how many hidden tests it has (read as the grader reads them)."""
+    from snapshotlib.grading.judge import load_questions
 
-    found = {}
-    with zipfile.ZipFile(autograder_zip) as z:
-        for member in sorted(z.namelist()):
-            if member.startswith("tests/") and member.endswith(".py") and member.count("/") == 1:
-                tf = ExceptionTestFile.from_string(z.read(member).decode(), path=member)
-                cases = tf.test_cases
-                found[Path(member).stem] = {
-                    "points": float(sum(tc.points or 0 for tc in cases)),
-                    "public_points": float(sum(tc.points or 0 for tc in cases if not tc.hidden)),
-                    "hidden": sum(1 for tc in cases if tc.hidden),
-                }
-    return found
+    return {q.name: {"points": q.points, "public_points": q.public_points, "hidden": q.hidden}
+            for q in load_questions(autograder_zip)}  # fmt: skip
 
 
 def with_course_grader(nb: dict[str, Any], autograder_zip: Path, name: str) -> dict[str, Any]:

@@ -21,7 +21,6 @@ exercise notebook's ``snapshotlib`` metadata, written when the exercise is built
 
 from __future__ import annotations
 
-import ast
 import functools
 import html
 import inspect
@@ -37,6 +36,7 @@ from typing import Any
 import otter
 
 from .. import absent
+from ..grading.judge import parameters
 from ..grading.refusals import refusals, resolve_target
 from ..text_colours import TEXT, WRONG
 from .exercises import rules_for
@@ -66,14 +66,6 @@ class Checked:
         if self.verdict == "failed" and self.otter_result is not None:
             return repr(self.otter_result)
         return f"{self.question}: {self.text}"
-
-
-def _parameters(source: str) -> list[str]:
-    names: list[str] = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef) and node.decorator_list:
-            names += [a.arg for a in node.args.args if a.arg not in names]
-    return [n for n in names if n not in ("variant", "env")]
 
 
 def _cells_run() -> list[str]:
@@ -151,7 +143,7 @@ class Notebook(otter.Notebook):  # type: ignore[misc]
             meta["otter"].get("assignment_name") or meta["snapshotlib"].get("exercise", "")
         )
         source = meta["otter"].get("tests", {}).get(question, "")
-        answers = _parameters(source) if isinstance(source, str) and source else []
+        answers = parameters(source) if isinstance(source, str) and source else ()
         rules = rules_for(exercise) if exercise else None
         refuse = {a: t for a, t in (getattr(rules, "REFUSE", None) or {}).items() if a in answers}
         targets = sorted({t for ts in refuse.values() for t in ts})

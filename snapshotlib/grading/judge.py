@@ -71,6 +71,8 @@ class Question:
     points: float
     tests: int
     parameters: tuple[str, ...]
+    public_points: float = 0.0
+    hidden: int = 0
 
     @property
     def formative(self) -> bool:
@@ -88,13 +90,18 @@ def load_questions(autograder: Path) -> list[Question]:
             if member.startswith("tests/") and member.endswith(".py") and member.count("/") == 1:
                 source = z.read(member).decode()
                 tf = ExceptionTestFile.from_string(source, path=member)
-                points = float(sum(tc.points or 0 for tc in tf.test_cases))
-                questions.append(Question(Path(member).stem, source, points,
-                                          len(tf.test_cases), _parameters(source)))  # fmt: skip
+                cases = tf.test_cases
+                questions.append(Question(
+                    Path(member).stem, source, float(sum(tc.points or 0 for tc in cases)),
+                    len(cases), parameters(source),
+                    float(sum(tc.points or 0 for tc in cases if not tc.hidden)),
+                    sum(1 for tc in cases if tc.hidden),
+                ))  # fmt: skip
     return questions
 
 
-def _parameters(source: str) -> tuple[str, ...]:
+def parameters(source: str) -> tuple[str, ...]:
+    """The names a test file's tests take: the answers they judge, and :data:`TRUSTED_NAMES`."""
     names: list[str] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
@@ -261,12 +268,16 @@ class Batch:
     groups: Groups | None = None
 
 
-def failed(name: str, batch: Batch, status: str, reason: str, seconds: float,
+def no_scores(questions: list[Question]) -> tuple[TestScore, ...]:
+    """Every question at 0, for a submission that could not be judged."""
+    return tuple(TestScore(q.name, 0.0, q.points, formative=q.formative) for q in questions)
+
+
+def failed(name: str, questions: list[Question], status: str, reason: str, seconds: float,
            learner: str = "") -> SubmissionResult:  # fmt: skip
     """A result with no points, for a submission whose judging did not end as it should."""
-    zero = tuple(TestScore(q.name, 0.0, q.points, formative=q.formative) for q in batch.questions)
-    return SubmissionResult(name, status, zero, round(seconds, 2), detail=reason[:4000],
-                            learner_id=learner)  # fmt: skip
+    return SubmissionResult(name, status, no_scores(questions), round(seconds, 2),
+                            detail=reason[:4000], learner_id=learner)  # fmt: skip
 
 
 _WHY = {
@@ -302,7 +313,7 @@ def judge(
 
     started = time.monotonic()
     questions = batch.questions
-    zero = tuple(TestScore(q.name, 0.0, q.points, formative=q.formative) for q in questions)
+    zero = no_scores(questions)
     learner = identity.learner_id
     digest = notebook.digest if isinstance(notebook, Notebook) else ""
 

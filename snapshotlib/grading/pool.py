@@ -176,7 +176,7 @@ def run_all(
 
 def _lost(job: dict[str, Any] | None, batch: Batch, why: str) -> SubmissionResult:
     name = Path(job["path"]).name if job else "?"
-    return failed(name, batch, "crashed", f"{name}: {why}", 0.0,
+    return failed(name, batch.questions, "crashed", f"{name}: {why}", 0.0,
                   str((job or {}).get("learner_id", "")))  # fmt: skip
 
 

@@ -66,10 +66,11 @@ def _child_main(job: dict[str, Any], batch: Batch, out: int) -> None:
     try:
         result = _judge_here(job, batch)
     except MemoryError:
-        result = failed(name, batch, "crashed", f"{name}: the grader ran out of memory judging it",
+        result = failed(name, batch.questions, "crashed",
+                        f"{name}: the grader ran out of memory judging it",
                         time.monotonic() - started, job.get("learner_id", ""))  # fmt: skip
     except Exception as e:  # a fault of the grader's, kept to this submission
-        result = failed(name, batch, "crashed",
+        result = failed(name, batch.questions, "crashed",
                         f"{name}: the grader failed on it: {type(e).__name__}: {e}",
                         time.monotonic() - started, job.get("learner_id", ""))  # fmt: skip
     data = json.dumps(result.to_dict()).encode()
@@ -123,7 +124,7 @@ def run_job(job: dict[str, Any], batch: Batch) -> SubmissionResult:
         shutil.rmtree(job["scratch"] + "-whole", ignore_errors=True)
     seconds = time.monotonic() - started
     if timed_out:
-        return failed(name, batch, "timeout",
+        return failed(name, batch.questions, "timeout",
                       f"{name}: judging it took more than {float(job['backstop']):.0f} s", seconds,
                       learner)  # fmt: skip
     try:
@@ -136,7 +137,7 @@ def run_job(job: dict[str, Any], batch: Batch) -> SubmissionResult:
                else f"it was ended by signal {sig}")  # fmt: skip
     else:
         why = f"it ended with code {os.WEXITSTATUS(status)}"
-    return failed(name, batch, "crashed",
+    return failed(name, batch.questions, "crashed",
                   f"{name}: the grader's process judging it ended without a result: {why}",
                   seconds, learner)  # fmt: skip
 

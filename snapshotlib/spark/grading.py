@@ -47,8 +47,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from ..grading.gradebook import Gradebook, GradebookFiles, SubmissionResult, TestScore
-from ..grading.judge import load_questions
+from ..grading.gradebook import Gradebook, GradebookFiles, SubmissionResult
+from ..grading.judge import Question, failed, load_questions
 from ..grading.runner import GradingError, autograder_tests, course_folder, find_inputs, grade_one
 from ..grading.submissions import Identities, RosterError, SubmissionError, read_bytes
 from .session import SparkStartError
@@ -133,7 +133,7 @@ def grade_on_spark(
             identity = identities.of(path.name)
             data = read_bytes(path)
         except SubmissionError as e:  # refused here, as the local grader refuses it
-            _add(book, files, _invalid(path.name, questions, str(e)))
+            _add(book, files, failed(path.name, questions, "invalid", str(e), 0.0))
             continue
         kept = (
             files.already(path.name, hashlib.sha256(data).hexdigest()) if files and resume else None
@@ -145,7 +145,7 @@ def grade_on_spark(
     if items:
         if spark is None:
             spark = _session(master)
-        _grade_items(spark, items, zipped, limits, tests, lambda r: _add(book, files, r))
+        _grade_items(spark, items, zipped, limits, questions, lambda r: _add(book, files, r))
     book.results.sort(key=lambda r: r.submission)
     if out_csv is not None:
         write_gradebook(book, out_csv)
@@ -159,14 +159,9 @@ def _add(book: Gradebook, files: GradebookFiles | None, result: SubmissionResult
         book.results.append(result)
 
 
-def _invalid(name: str, questions: list[Any], reason: str) -> SubmissionResult:
-    zero = tuple(TestScore(q.name, 0.0, q.points, formative=q.formative) for q in questions)
-    return SubmissionResult(name, "invalid", zero, 0.0, detail=reason)
-
-
 def _grade_items(
     spark: Any, items: list[tuple[int, str, str, str, bytes]], zipped: Path,
-    limits: dict[str, Any], tests: dict[str, float], add: Any,
+    limits: dict[str, Any], questions: list[Question], add: Any,
 ) -> None:  # fmt: skip
     sc = spark.sparkContext
     rdd = sc.parallelize(items, len(items))  # one partition per submission
@@ -179,11 +174,11 @@ def _grade_items(
         started = time.monotonic()
         try:
             (row,) = sc.runJob(rdd, task, [i])
-            return _result(row, tests)
+            return _result(row, questions)
         except Exception as e:  # the task, its worker or its executor failed
             seconds = round(time.monotonic() - started, 2)
             detail = f"{items[i][1]}: its Spark task failed: {_reason(e)}"
-            return _result(_row(items[i][1], "crashed", seconds, detail, items[i][2]), tests)
+            return _result(_row(items[i][1], "crashed", seconds, detail, items[i][2]), questions)
 
     # a job waiting in line for every core, so none stays idle between two submissions
     pool = ThreadPoolExecutor(
@@ -237,13 +232,12 @@ def _session(master: str | None) -> Any:
     return spark_session(master, app_name="snapshotlib-grade")
 
 
-def _result(row: dict[str, Any], tests: dict[str, float]) -> SubmissionResult:
-    """A task's row as a :class:`SubmissionResult` with a score for every test."""
+def _result(row: dict[str, Any], questions: list[Question]) -> SubmissionResult:
+    """A task's row as a :class:`SubmissionResult` with a score for every question."""
     if "result" in row:
         return SubmissionResult.from_dict(row["result"])
-    scores = tuple(TestScore(t, 0.0, points) for t, points in tests.items())
-    return SubmissionResult(row["submission"], row["status"], scores, row["seconds"],
-                            detail=row["detail"], learner_id=row.get("learner_id", ""))  # fmt: skip
+    return failed(row["submission"], questions, row["status"], row["detail"], row["seconds"],
+                  row.get("learner_id", ""))  # fmt: skip
 
 
 def _reason(error: BaseException) -> str:
