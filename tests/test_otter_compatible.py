@@ -10,12 +10,15 @@ and fails under CI.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
+import time
 import venv
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -58,27 +61,60 @@ def otter_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "bin" / "otter"
 
 
+#: seconds otter's process may take to end once it has written its results
+EXIT_GRACE = 60
+#: where a thread of otter's own log server waits, in a dump of its threads
+LOG_SERVER_WAIT = "otter/execute/logging.py"
+
+
 def otter_run(otter: Path, zipped: Path, notebook: Path, work: Path) -> dict[str, Any]:
-    """``otter run`` on a copy of ``notebook``; its results as ``{test: (score, of)}``."""
+    """``otter run`` on a copy of ``notebook``; its results as ``{test: (score, of)}``.
+
+    otter listens on a TCP port of 127.0.0.1 for the kernel's log lines and serves each
+    connection in a thread that its process waits for on exit. A stranger connecting to
+    that port (another test's client polling a port it was given, while the tests run in
+    parallel) keeps ``otter run`` from ending after it has graded and written its results.
+    That is recognised in a dump of otter's threads (faulthandler, on SIGABRT), said as a
+    warning, and the results are judged; any other failure to end fails the test.
+    """
     work.mkdir()
     shutil.copy(notebook, work / notebook.name)
     out = work / "out"
     out.mkdir()
-    run = subprocess.Popen(
-        [str(otter), "run", "-a", str(zipped), "-o", str(out), notebook.name],
-        cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={"PATH": f"{otter.parent}:/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8"},
-        start_new_session=True,
-    )  # fmt: skip
-    try:  # a far backstop: each run takes seconds
-        said, _ = run.communicate(timeout=OTTER_RUN_BACKSTOP)
-    except subprocess.TimeoutExpired:
-        os.killpg(run.pid, signal.SIGKILL)
-        said, _ = run.communicate()
-        raise AssertionError(
-            f"otter run {notebook.name} did not end in {OTTER_RUN_BACKSTOP} s:\n{said[-3000:]}"
-        ) from None
+    log = work / "otter.log"
+    with log.open("wb") as said_to:  # a file: nothing that outlives otter can hold it up
+        run = subprocess.Popen(
+            [str(otter), "run", "-a", str(zipped), "-o", str(out), notebook.name],
+            cwd=work, stdout=said_to, stderr=subprocess.STDOUT,
+            env={"PATH": f"{otter.parent}:/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8",
+                 "PYTHONFAULTHANDLER": "1"},
+            start_new_session=True,
+        )  # fmt: skip
     results = out / "results.json"
+    started, graded_at = time.monotonic(), None
+    while run.poll() is None:
+        now = time.monotonic()
+        if graded_at is None and results.is_file():
+            graded_at = now
+        if graded_at is not None and now - graded_at > EXIT_GRACE:
+            os.kill(run.pid, signal.SIGABRT)  # faulthandler writes every thread's stack
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                run.wait(timeout=10)
+            with contextlib.suppress(ProcessLookupError):  # SIGABRT has usually ended it
+                os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+            dump = log.read_text(errors="replace")[-4000:]
+            assert LOG_SERVER_WAIT in dump, f"otter run did not end after grading:\n{dump}"
+            stuck = f"otter run {notebook.name} graded, then waited on a connection to its log"
+            warnings.warn(f"{stuck} server from elsewhere; ended it:\n{dump}", stacklevel=2)
+            break
+        if now - started > OTTER_RUN_BACKSTOP:  # a far backstop: each run takes seconds
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+            raise AssertionError(f"otter run {notebook.name} did not end in {OTTER_RUN_BACKSTOP}"
+                                 f" s:\n{log.read_text(errors='replace')[-3000:]}")  # fmt: skip
+        time.sleep(0.5)
+    said = log.read_text(errors="replace")
     assert results.is_file(), f"otter run wrote no results:\n{said[-3000:]}"
     tests = json.loads(results.read_text())["tests"]
     return {
