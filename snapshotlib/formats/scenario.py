@@ -46,7 +46,6 @@ import json
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +54,12 @@ from ..algorithms import ClockSnapshot, SnapshotAlgorithm, SnapshotError, algori
 from ..apps import APPLICATIONS, AppError
 from ..model import Network, NetworkError
 from ..schedulers import make_scheduler
+from ..shipped import SCENARIOS, find, not_shipped
 from ..simulator import ActionError, Simulator
 
 #: The course's example scenarios (``examples/scenarios/`` in the repository), package
-#: data, so an installed package has them too: ``load_scenario(EXAMPLES / "token-ring.json")``.
-EXAMPLES = Path(str(resources.files("snapshotlib") / "examples" / "scenarios"))
+#: data, so an installed package has them too: ``load_scenario("token-ring")``.
+EXAMPLES = SCENARIOS
 
 
 class ScenarioError(ValueError):
@@ -130,12 +130,13 @@ _TOP_FIELDS = {
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read a scenario file; :class:`ScenarioError` names the file and what is wrong."""
-    path = Path(path)
+    """Read a scenario file, or the shipped example of that name (``"token-ring"``: see
+    :mod:`snapshotlib.shipped`); :class:`ScenarioError` names the file and what is wrong."""
+    path = find(path, SCENARIOS)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ScenarioError(f"{path}: cannot read: {e.strerror}") from None
+        raise ScenarioError(f"{path}: cannot read: {e.strerror}{not_shipped(path)}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:

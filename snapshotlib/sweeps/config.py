@@ -72,6 +72,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..shipped import SWEEPS, find, not_shipped
 from .execute import unsupported
 from .params import PARAMETER, PARAMETERS, Parameter, SweepConfigError
 
@@ -108,12 +109,13 @@ class Sweep:
 
 
 def load_config(path: str | Path) -> Sweep:
-    """Read and check a sweep configuration file (module docstring)."""
-    path = Path(path)
+    """Read and check a sweep configuration file (module docstring), or the shipped one
+    of that name (``"small"``: see :mod:`snapshotlib.shipped`)."""
+    path = find(path, SWEEPS)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise SweepConfigError(f"{path}: cannot read: {e.strerror}") from None
+        raise SweepConfigError(f"{path}: cannot read: {e.strerror}{not_shipped(path)}") from None
     return parse_config_text(text, str(path), default_name=path.stem)
 
 
