@@ -869,6 +869,39 @@ def test_without_a_renderer_a_plain_figure_is_shown_live_and_a_widget_not_twice(
     assert _displayed(go.FigureWidget(fig), monkeypatch, None) == []
 
 
+def test_a_renderer_that_never_answers_costs_one_backstop_then_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kaleido once waited for good on a browser that never started: the lesson's cell
+    must go on, with the figure shown live, and later pictures must not wait again."""
+    import sys
+    import threading
+    import types
+
+    from snapshotlib.widgets import static
+
+    never = threading.Event()
+    calls: list[int] = []
+
+    def hang(*args: Any, **kwargs: Any) -> bytes:
+        calls.append(1)
+        never.wait()
+        return b""
+
+    monkeypatch.setitem(sys.modules, "kaleido", types.ModuleType("kaleido"))
+    monkeypatch.setattr(static.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(static, "RENDER_BACKSTOP", 0.2)
+    monkeypatch.setattr(static, "_stuck", threading.Event())
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    monkeypatch.setattr(type(fig), "to_image", hang)
+    try:
+        assert static.static_png(fig) is None
+        assert static.static_png(fig) is None
+        assert calls == [1], "the second picture waited on the stuck renderer again"
+    finally:
+        never.set()
+
+
 def test_static_png_makes_a_real_png_where_chromium_is_installed() -> None:
     from snapshotlib.widgets import static_png
 

@@ -7,29 +7,55 @@ notebooks when they are SVG, and every freshly cloned or downloaded notebook is
 untrusted, while a PNG shows everywhere. It is made by kaleido, which drives a Chromium
 browser. Where there is none (a Binder session) a figure that is not already on screen
 as a widget is shown as an interactive plotly figure instead, so nothing goes missing.
+
+Making a picture may hang: kaleido waits without limit for its browser to start, and on
+a loaded machine it once never did, which left a lesson's cell running for good. So a
+picture gets :data:`RENDER_BACKSTOP` seconds of wall-clock time (it takes about one);
+past that the figure is shown live instead, and no later picture of this session waits
+on the stuck renderer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import threading
 from typing import Any
 
 import plotly.graph_objects as go
 
+#: wall-clock seconds a picture may take before the figure is shown live instead
+RENDER_BACKSTOP = 120.0
+#: set once a picture has taken longer than the backstop: the renderer is stuck
+_stuck = threading.Event()
+
 
 def static_png(fig: go.Figure, width: int = 760, height: int | None = None) -> bytes | None:
-    """The figure as PNG bytes, or ``None`` when no renderer is available here."""
+    """The figure as PNG bytes, or ``None`` when no renderer is available here (or it did
+    not answer within :data:`RENDER_BACKSTOP` seconds)."""
     try:
         import kaleido  # noqa: F401  (the renderer plotly uses)
     except ImportError:
         return None
+    if _stuck.is_set():
+        return None
     if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
         return None
-    try:
-        image = fig.to_image(format="png", width=width, height=height or fig.layout.height)
-    except Exception:  # a missing or broken browser: the picture is only a fallback
+    made: list[bytes] = []
+
+    def render() -> None:
+        # a missing or broken browser: no picture (it is only a fallback)
+        with contextlib.suppress(Exception):
+            image = fig.to_image(format="png", width=width, height=height or fig.layout.height)
+            made.append(bytes(image))
+
+    worker = threading.Thread(target=render, name="static-picture", daemon=True)
+    worker.start()
+    worker.join(RENDER_BACKSTOP)
+    if worker.is_alive():
+        _stuck.set()
         return None
-    return bytes(image)
+    return made[0] if made else None
 
 
 def show_static(fig: go.Figure, width: int = 760, height: int | None = None) -> Any:
