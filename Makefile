@@ -9,6 +9,8 @@
 #   make lab     JupyterLab on the course, opening lesson 00 (installs ".[course]": what
 #                learners need, no test or lint tools)
 #   make bench   run every benchmarks/bench_*.py
+#   make versions  smoke-test the lowest versions the bounds allow, and Python 3.10
+#                and 3.13 (tools/smoke_versions.py; CI runs it after make test)
 #   make notebooks  re-run the lessons, storing their outputs (no widget state)
 #   make exercises  regenerate exercises/ from solutions/ (otter assign; autograder zips in build/autograder)
 #   make format  ruff format + ruff check --fix
@@ -93,7 +95,7 @@ $(TEST_STAMP): pyproject.toml jupyter/overrides.json
 	cp jupyter/overrides.json $(LAB_SETTINGS)
 	touch $@ $(DEV_STAMP) $(COURSE_STAMP)
 
-.PHONY: help env lab-env lint test lab bench notebooks exercises format clean distclean FORCE
+.PHONY: help env lab-env lint test lab bench versions notebooks exercises format clean distclean FORCE
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
@@ -138,6 +140,9 @@ bench: $(TEST_STAMP)
 		echo "==> $(PYTHON) $$f"; \
 		$(PYTHON) $$f; \
 	done
+
+versions: $(DEV_STAMP)
+	$(PYTHON) tools/smoke_versions.py
 
 notebooks: $(TEST_STAMP)
 	$(PYTHON) tools/run_notebooks.py

@@ -31,7 +31,7 @@ def _resolve(uv: str, platform: str, python: str) -> tuple[str, str, int, str]:
     done = subprocess.run(
         [uv, "pip", "compile", str(ROOT / "pyproject.toml"), "--extra", "course", "--quiet",
          "--python-platform", platform, "--python-version", python,
-         "--only-binary", ":all:", "--no-binary", "pyspark", "--output-file", "-"],
+         "--only-binary", ":all:", "--no-binary", "pyspark"],
         capture_output=True, text=True, check=False, timeout=600,
     )  # fmt: skip
     return platform, python, done.returncode, done.stderr[-1500:] or done.stdout[-300:]

@@ -100,7 +100,7 @@ def test_no_reduction_and_a_depth_bound(tmp_path: Path) -> None:
 
 def test_a_search_stops_at_its_limit_of_states_and_says_what_to_do() -> None:
     """A state waiting to be expanded holds a whole run: a search that would fill the
-    memory stops at --max-states (100,000 by default) and says so, with exit 3."""
+    memory stops at --max-states (50,000 by default) and says so, with exit 3."""
     scenario = str(SCENARIOS / "concurrent-snapshots.json")  # millions of states whole
     done = cli("search", scenario, "--max-states", "300")
     assert done.returncode == 3, done.stdout + done.stderr

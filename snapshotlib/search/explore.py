@@ -64,10 +64,11 @@ from .system import System
 
 BUILT_IN = ("consistent", "dijkstra", "conservation", "completes")
 #: states a search reaches at most unless told otherwise (``max_states=None``: no limit):
-#: a state waiting to be expanded holds a whole run (about 2 GB per 100,000 states on the
-#: larger example scenarios), so an unbounded search of a big system would fill the
-#: memory of a laptop or a Binder session and end the kernel
-MAX_STATES = 100_000
+#: a state waiting to be expanded holds a whole run (the example concurrent-snapshots
+#: peaked at 1.9 GB resident at 100,000 states), so an unbounded search of a big system
+#: would fill the memory of a laptop or a Binder session (about 2 GB) and end the
+#: kernel. At 50,000 that example stays under 1 GB (benchmarks/bench_memory.py)
+MAX_STATES = 50_000
 #: invariants checked when a snapshot completes (its verdict never changes after that)
 AT_COMPLETION = ("consistent", "dijkstra", "conservation")
 

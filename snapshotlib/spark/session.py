@@ -23,6 +23,10 @@ from typing import Any
 from urllib.parse import urlparse
 
 DEFAULT_MASTER = "local[*]"
+#: the driver's heap, unless spark-submit says otherwise: the JVM's own default is a
+#: quarter of the machine's memory, which in a container (Binder's 2 GB session on a big
+#: host) is more than the session has; the driver only gathers summaries
+DRIVER_MEMORY = "768m"
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 
@@ -52,10 +56,12 @@ def spark_session(master: str | None = None, app_name: str = "snapshotlib") -> A
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started this process
     builder = SparkSession.builder.appName(app_name)
+    settings = {}
     if master is not None or not submitted:
         master = master or DEFAULT_MASTER
         builder = builder.master(master)
-    settings = {
+        settings["spark.driver.memory"] = DRIVER_MEMORY
+    settings |= {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}",
