@@ -23,9 +23,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 DEFAULT_MASTER = "local[*]"
-#: the driver's heap, unless spark-submit says otherwise: the JVM's own default is a
-#: quarter of the machine's memory, which in a container (Binder's 2 GB session on a big
-#: host) is more than the session has; the driver only gathers summaries
+#: the driver's heap, unless spark-submit says otherwise (Spark's default is 1 GB, and
+#: the JVM takes more beside its heap): lesson 09's kernel, its JVM and Python workers
+#: share a Binder session's 2 GB, and the driver only gathers summaries
 DRIVER_MEMORY = "768m"
 LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
