@@ -1,8 +1,10 @@
 """Peak memory of every lesson and exercise run top to bottom, against a Binder session.
 
 Each notebook runs in a fresh kernel (nbclient, every cell, errors allowed) while the
-resident memory of the kernel and all its children (Spark's JVM in lesson 09, the live
-lab's nodes in lesson 10) is summed every 0.2 s. The exercises run as their solutions
+memory of the kernel and all its children (Spark's JVM in lesson 09, the live lab's
+nodes in lesson 10, the browser that draws the lessons' static pictures where Chromium
+is installed) is summed every 0.2 s, as proportional set sizes on Linux (shared pages
+count once). The exercises run as their solutions
 (every cell answered, every test). Printed per notebook: peak MB, seconds, cells that
 raised; then the largest against the budget (1,500 MB: a Binder session has about 2 GB,
 and JupyterLab's server needs its share). Also the command line's search of the largest
@@ -30,19 +32,24 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_MB = 1500
 SAMPLE_SECONDS = 0.2
+#: proportional set sizes are there to read (Linux)
+PSS = hasattr(psutil.Process().memory_full_info(), "pss")
 
 
-def tree_rss(process: psutil.Process) -> int:
-    """Bytes resident in ``process`` and all its descendants."""
+def tree_memory(process: psutil.Process) -> int:
+    """Bytes of memory held by ``process`` and all its descendants: their proportional
+    set sizes where the system reports them (Linux), so pages that processes share (a
+    browser's, a JVM's) count once; else their resident sizes, which count them again."""
     total = 0
     for p in [process, *process.children(recursive=True)]:
         with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            total += p.memory_info().rss
+            info = p.memory_full_info() if PSS else p.memory_info()
+            total += getattr(info, "pss", info.rss)
     return total
 
 
 class Peak:
-    """The largest :func:`tree_rss` of a process seen while it runs."""
+    """The largest :func:`tree_memory` of a process seen while it runs."""
 
     def __init__(self, pid: int) -> None:
         self.process = psutil.Process(pid)
@@ -54,7 +61,7 @@ class Peak:
     def _watch(self) -> None:
         while not self.stop.is_set():
             try:
-                self.bytes = max(self.bytes, tree_rss(self.process))
+                self.bytes = max(self.bytes, tree_memory(self.process))
             except psutil.NoSuchProcess:
                 return
             self.stop.wait(SAMPLE_SECONDS)
