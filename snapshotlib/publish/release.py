@@ -27,7 +27,9 @@ cuts and the barrier snapshots of stream processors, with exercises you check as
   `snapshotlib examples` lists them; `snapshotlib run worked-example` runs one by name.
 
 Open it with `jupyter lab notebooks/00_start_here.ipynb` in an environment where
-`pip install "snapshotlib[course]"` was run (Python 3.10 or newer). Lesson 09 runs its
+`pip install "snapshotlib[course]"` was run (Python 3.10 or newer; in a course's release,
+which holds the engine's source, `pip install -e ".[course]"` there), or on Binder where
+your course links it. Lesson 09 runs its
 sweep on Spark when a Java 17 runtime is there, in the notebook's own process otherwise.
 The live lab (lesson 10) and the course's grader need Linux or macOS.
 """
