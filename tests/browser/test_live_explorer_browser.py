@@ -52,6 +52,16 @@ def _packages() -> None:
     require_modules("ipywidgets", "grpc", "fastapi", "uvicorn", "sqlalchemy")
 
 
+#: every node's epoch as the controller heard it, once all say 1 (or 60 s have passed)
+EPOCHS_AFTER_HEARTBEATS = """\
+import time
+deadline = time.monotonic() + 60
+epochs = lambda: [n['epoch'] for n in cluster.cluster()['nodes']]
+while epochs() != [1, 1, 1] and time.monotonic() < deadline:
+    time.sleep(0.2)
+print(epochs())"""
+
+
 def test_trigger_crash_and_restore_from_the_buttons(
     jupyter_server: LabServer, browser_page: Page
 ) -> None:
@@ -88,7 +98,8 @@ def test_trigger_crash_and_restore_from_the_buttons(
         expect(nodes).not_to_contain_text("awaiting-restore", timeout=CLUSTER_MS)
         wait_kernel_idle(page)
         save_screenshot(page, "live-explorer")
-        said = run_new_cell(page, "print([n['epoch'] for n in cluster.cluster()['nodes']])")
+        # each node tells its epoch in its next heartbeat: wait for them (a backstop)
+        said = run_new_cell(page, EPOCHS_AFTER_HEARTBEATS)
         assert "[1, 1, 1]" in said, said
     finally:
         run_new_cell(page, "explorer.close(); cluster.stop(); folder.cleanup(); print('stopped')")
