@@ -20,6 +20,11 @@ SWEEPS = Path(str(resources.files("snapshotlib") / "examples" / "sweeps"))
 _SUFFIX = {SCENARIOS: ".json", SWEEPS: ".toml"}
 
 
+def _bare_name(path: Path) -> bool:
+    """A name with no folder in it and no file of its own: one to look up."""
+    return path.parent == Path(".") and not path.exists()
+
+
 def names(folder: Path) -> list[str]:
     """The shipped examples of one kind (:data:`SCENARIOS` or :data:`SWEEPS`), by name."""
     return sorted(p.stem for p in folder.glob(f"*{_SUFFIX[folder]}"))
@@ -30,7 +35,7 @@ def find(given: str | Path, folder: Path) -> Path:
     of that name in ``folder`` (with or without its suffix). A path that names neither
     comes back unchanged, for the reader to say it cannot be read."""
     path = Path(given)
-    if path.exists() or path.parent != Path("."):
+    if not _bare_name(path):
         return path
     for candidate in (folder / path.name, folder / f"{path.name}{_SUFFIX[folder]}"):
         if candidate.is_file():
@@ -40,7 +45,7 @@ def find(given: str | Path, folder: Path) -> Path:
 
 def not_shipped(path: Path) -> str:
     """What to add to "cannot read" for a bare name that is no shipped example either."""
-    if path.exists() or path.parent != Path("."):
+    if not _bare_name(path):
         return ""
     return " (no such file here, nor a shipped example: `snapshotlib examples` lists them)"
 

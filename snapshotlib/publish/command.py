@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,22 +19,34 @@ def cmd_examples(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_course(args: argparse.Namespace) -> int:
+def cmd_init(args: argparse.Namespace) -> int:
     from . import release
 
     dest = Path(args.dest)
+    return _written(lambda: release.init(dest), f"the course is in {dest}/", "; start with\n"
+                    f"  jupyter lab {dest / 'notebooks' / '00_start_here.ipynb'}")  # fmt: skip
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    from . import release
+
+    if args.student:
+        dest = Path(args.student)
+        return _written(lambda: release.student(dest), f"the student release is in {dest}/")
+    dest = Path(args.instructor)
+    return _written(lambda: release.instructor(dest), f"the instructor release is in {dest}/")
+
+
+def _written(write: Callable[[], list[Path]], where: str, then: str = "") -> int:
+    """Run ``write``; say where and how many files, or the error in one line (exit 2)."""
+    from .release import ReleaseError
+
     try:
-        if args.what == "init":
-            written = release.init(dest)
-            print(f"the course is in {dest}/ ({len(written)} files); start with\n"
-                  f"  jupyter lab {dest / 'notebooks' / '00_start_here.ipynb'}")  # fmt: skip
-            return 0
-        written = release.student(dest) if args.student else release.instructor(dest)
-    except release.ReleaseError as e:
+        written = write()
+    except ReleaseError as e:
         print(f"snapshotlib: error: {e}", file=sys.stderr)
         return 2
-    kind = "student" if args.student else "instructor"
-    print(f"the {kind} release is in {dest}/ ({len(written)} files)")
+    print(f"{where} ({len(written)} files){then}")
     return 0
 
 
@@ -48,18 +61,12 @@ def add_course_commands(sub: Any) -> None:
     q = what.add_parser("init", help="your own copy of the course: lessons, exercises, "
                         "example scenarios and sweeps")  # fmt: skip
     q.add_argument("dest", metavar="DIR", help="folder to write (new, or empty)")
-    q.set_defaults(func=cmd_course)
+    q.set_defaults(func=cmd_init)
     about = ("from the course's checkout: the tree learners get (--student: no solutions "
              "or hidden tests; Binder points at it) or the staff's (--instructor: "
              "solutions, autograder zips, guide)")  # fmt: skip
     q = what.add_parser("release", help=about)
     which = q.add_mutually_exclusive_group(required=True)
-    which.add_argument("--student", dest="student_dest", metavar="OUT")
-    which.add_argument("--instructor", dest="instructor_dest", metavar="OUT")
-    q.set_defaults(func=_release)
-
-
-def _release(args: argparse.Namespace) -> int:
-    args.student = args.student_dest is not None
-    args.dest = args.student_dest or args.instructor_dest
-    return cmd_course(args)
+    which.add_argument("--student", metavar="OUT")
+    which.add_argument("--instructor", metavar="OUT")
+    q.set_defaults(func=cmd_release)

@@ -30,15 +30,14 @@ class Material:
     exercises: Path  # learner form
     jupyter: Path  # overrides.json: the course's JupyterLab settings
     checkout: Path | None  # the staff's source checkout, if this is one
-    scenarios: Path = SCENARIOS
-    sweeps: Path = SWEEPS
 
     def learner_files(self) -> dict[str, Path]:
         """Every file of the learner's course, by its place in a course folder."""
         files = {f"notebooks/{p.name}": p for p in sorted(self.notebooks.glob("*.ipynb"))}
         files |= {f"exercises/{p.name}": p for p in sorted(self.exercises.glob("*.ipynb"))}
-        files |= {f"examples/scenarios/{p.name}": p for p in sorted(self.scenarios.glob("*.json"))}
-        files |= {f"examples/sweeps/{p.name}": p for p in sorted(self.sweeps.glob("*.toml"))}
+        # the examples ship as package data in a checkout and a wheel alike
+        files |= {f"examples/scenarios/{p.name}": p for p in sorted(SCENARIOS.glob("*.json"))}
+        files |= {f"examples/sweeps/{p.name}": p for p in sorted(SWEEPS.glob("*.toml"))}
         files["jupyter/overrides.json"] = self.jupyter / "overrides.json"
         return files
 
