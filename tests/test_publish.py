@@ -100,6 +100,11 @@ def test_course_init_copies_the_learner_course_and_overwrites_nothing(
     assert main(["course", "init", str(dest)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert lesson.read_text() == "my notes"
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    assert main(["course", "init", str(a_file)]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    assert a_file.read_text() == "mine"
 
 
 @pytest.fixture(scope="module")

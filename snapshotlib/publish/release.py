@@ -43,6 +43,8 @@ class ReleaseError(RuntimeError):
 
 
 def _refuse_existing(dest: Path, names: Iterable[str]) -> None:
+    if dest.exists() and not dest.is_dir():
+        raise ReleaseError(f"{dest} is a file, not a folder: nothing was written")
     there = [n for n in names if (dest / n).exists() or (dest / n).is_symlink()]
     if there:
         more = f" and {len(there) - 1} more" if len(there) > 1 else ""
