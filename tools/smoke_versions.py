@@ -4,7 +4,8 @@ newest on Python 3.10 and 3.13.
 
 Each environment gets ``.[course]`` and the test runner, then a smoke subset: a lesson
 with its widgets under nbval, the widget tests, a sweep in this process, and exercise 1
-graded (its solution full marks, its blank notebook zero). A table of what ran, with the
+graded (its solution full marks, its blank notebook zero), the live lab's API reached
+through a hub session's Jupyter server. A table of what ran, with the
 versions that matter, is printed; the exit code is 1 if any environment failed.
 
     python tools/smoke_versions.py            # all three (make versions)
@@ -28,17 +29,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the runner of the smoke subset, at bounds of its own (the dev extra's)
-RUNNER = ("pytest>=8", "nbval>=0.11", "hypothesis>=6.100")
+RUNNER = ("pytest>=8", "nbval>=0.11", "hypothesis>=6.100", "httpx>=0.27")
 SMOKE_TESTS = (
     "notebooks/00_start_here.ipynb",
     "notebooks/02_chandy_lamport.ipynb",
     "tests/test_widgets.py",
+    # the live lab's API pages through a hub session's Jupyter server (uvicorn's root
+    # path, jupyter-server-proxy at their lowest)
+    "tests/live/test_through_jupyter.py",
     "tests/test_exercises.py::test_solution_scores_full_marks[01_is_this_cut_consistent]",
     "tests/test_exercises.py::test_unmodified_exercise_scores_zero[01_is_this_cut_consistent]",
 )
 #: the versions worth naming in the table
 SHOWN = ("numpy", "pandas", "pyarrow", "pyspark", "plotly", "ipywidgets", "jupyterlab",
-         "otter-grader", "grpcio")  # fmt: skip
+         "otter-grader", "grpcio", "uvicorn", "jupyter-server-proxy")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .hub import browser_address
 from .runlog import (
     LiveCheck,
     assemble,
@@ -206,6 +207,12 @@ class LiveCluster:
         if self.spec is None:
             raise LiveClusterError("the cluster is not started")
         return self.spec.controller
+
+    @property
+    def browser_url(self) -> str:
+        """Where a browser opens the controller: :attr:`url` on one's own machine; in a
+        Binder or JupyterHub session, the path through the session's address."""
+        return browser_address(self.url)
 
     def start(self) -> None:
         """Start the controller, then the nodes; return when every one answers. A process

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import hub
 from .spec import MARKER_MODES
 
 DEFAULT_WORKDIR = "snapshotlib-live"
@@ -30,16 +31,6 @@ UP_PID = "up.pid"
 
 class LiveCommandError(Exception):
     """A user mistake or a missing piece, said in one line."""
-
-
-#: what ``live up`` adds on Binder or a JupyterHub, where 127.0.0.1 is not the browser's
-HUB_NOTE = ("  (that address is inside this session, not in your browser: the commands below"
-            " and lesson 10's notebook reach it)")  # fmt: skip
-
-
-def inside_a_hub() -> bool:
-    """Running in a Binder or JupyterHub session (its single-user server sets this)."""
-    return bool(os.environ.get("JUPYTERHUB_SERVICE_PREFIX"))
 
 
 def add_live_commands(sub: Any) -> None:
@@ -251,8 +242,11 @@ def cmd_up(args: argparse.Namespace) -> int:
         shape = f"{args.topology}, markers {args.markers}{late}"
         print(f"live cluster of {args.nodes} nodes ({shape}) up")
         print(f"  API:   {cluster.url}   (docs: {cluster.url}/docs)")
-        if inside_a_hub():
-            print(HUB_NOTE)
+        through = hub.proxied_path(cluster.url)
+        if through is not None:
+            print(f"  in your browser: {through}/docs after the address your lab is open at")
+        elif hub.inside_a_hub():
+            print(hub.NO_PROXY_NOTE)
         print(f"  files: {folder}")
         print(
             "  snapshotlib live trigger | status | check ID | crash NODE | restore | down;"

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .hub import proxied_path
 from .spec import ClusterSpec
 
 
@@ -53,7 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
         print(f"snapshotlib live controller: {e}", file=sys.stderr)
         return 2
-    uvicorn.run(app, host=address.hostname, port=address.port, log_level="warning")
+    # in a hub session a browser reaches the API through jupyter-server-proxy, which
+    # strips its path: the API pages must ask for their OpenAPI document under it
+    root_path = proxied_path(spec.controller) or ""
+    uvicorn.run(
+        app, host=address.hostname, port=address.port, log_level="warning", root_path=root_path
+    )
     return 0
 
 

@@ -184,14 +184,3 @@ def test_up_refuses_a_bad_cluster_in_one_line(tmp_path: Path, bad: list[str]) ->
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert processes_using(tmp_path) == []
-
-
-def test_in_a_hub_session_up_says_its_address_is_not_the_browsers(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from snapshotlib.live.command import HUB_NOTE, inside_a_hub
-
-    monkeypatch.setenv("JUPYTERHUB_SERVICE_PREFIX", "/user/ada/")  # as Binder sets it
-    assert inside_a_hub() and "lesson 10" in HUB_NOTE
-    monkeypatch.delenv("JUPYTERHUB_SERVICE_PREFIX")
-    assert not inside_a_hub()
