@@ -157,6 +157,6 @@ def test_the_rows_join_the_corrected_tradeoff_table_with_measured_cells(
     assert (
         stw["after a crash"]
         == fork["after a crash"]
-        == "exactly once (40/40 runs as without a crash)"
+        == "exactly-once state (40/40 runs as without a crash)"
     )
     assert max(r.paused for r in base_cyclic if r.variant == STOP_THE_WORLD) > 0

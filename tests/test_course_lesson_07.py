@@ -285,7 +285,10 @@ def test_on_the_cycle_every_variant_records_the_back_edge_and_recovers(
     assert cyclic["aligned"].blocked == 0
 
 
-def test_a_channel_capacity_bounds_every_buffer() -> None:
+def test_a_smaller_channel_capacity_lowers_every_buffer_of_the_lessons_job() -> None:
+    # a lower figure, not a bound, for the recording variants: a writer that waits sends
+    # less before its marker (tests/test_course_corrections.py shows a recording outgrow
+    # its channel); blocked inputs are bounded by the room, as asserted first
     rows = backpressure(DAG, capacities=(None, 4, 2, 1), seeds=range(12))
     by = {(r["capacity"], r["variant"]): r for r in rows}
     buffered = [by[(c, "aligned")]["peak_buffered"] for c in (None, 4, 2, 1)]

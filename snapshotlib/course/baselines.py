@@ -81,7 +81,7 @@ def _crash_text(c: Costs) -> str:
     # as lesson 07 words its own rows
     if c.runs_with_duplicates:
         return f"duplicates in {c.runs_with_duplicates}/{c.runs} crashed runs"
-    return f"exactly once ({c.same_output}/{c.runs} runs as without a crash)"
+    return f"exactly-once state ({c.same_output}/{c.runs} runs as without a crash)"
 
 
 def tradeoff_rows(
@@ -120,7 +120,11 @@ def tradeoff_rows(
                 if d.peak_held
                 else f"nothing; the sources wait ({num(d.reads_forgone)} reads forgone a run)"
             )
-            topology = "FIFO; any graph whose records stop (a cycle drains in more waves)"
+            # FIFO is not needed: the states are recorded when nothing is in flight, so
+            # the order in which the channels delivered cannot matter
+            topology = (
+                "any channel order; any graph whose records stop (a cycle drains in more waves)"
+            )
         else:
             pauses_ = "yes" if d.paused else "no"
             stored = (

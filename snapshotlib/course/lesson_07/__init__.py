@@ -11,7 +11,9 @@ measuring the trade-offs).
 without a crash, and sums the costs up as medians (:class:`Costs`; tables:
 :func:`costs_table`, :func:`recovery_table`). :func:`claims` sets the Chandy–Lamport
 and ABS rows of a system-design lesson's trade-off table next to those measurements,
-claim by claim (:func:`claims_table`). :func:`tradeoff_table` is the corrected table,
+claim by claim (:func:`claims_table`). :func:`recording_outgrows_its_channel` shows
+that channel capacity does not bound what Chandy–Lamport records.
+:func:`tradeoff_table` is the corrected table,
 built from the same measurements in this one place; more methods join it as
 :class:`TradeoffRow` rows. The sizing arithmetic is :class:`~snapshotlib.course.sizing.Sizing`.
 
@@ -49,6 +51,7 @@ from .text import (
     unreachable_snapshot,
 )
 from .tryit import check_in_flight, check_node_buffer
+from .unbounded import Outgrown, recording_outgrows_its_channel
 
 __all__ = [
     "BACKPRESSURE_METRICS",
@@ -60,6 +63,7 @@ __all__ = [
     "TRY_IT",
     "Claim",
     "Costs",
+    "Outgrown",
     "Sizing",
     "TradeoffRow",
     "as_rows",
@@ -76,6 +80,7 @@ __all__ = [
     "recorded_table",
     "recorded_text",
     "recorders",
+    "recording_outgrows_its_channel",
     "recovery_table",
     "run_tracking_held",
     "story",

@@ -306,7 +306,7 @@ TRADEOFF_COLUMNS = (
 def _crash_text(c: Costs) -> str:
     if c.runs_with_duplicates:
         return f"duplicates in {c.runs_with_duplicates}/{c.runs} crashed runs"
-    return f"exactly once ({c.same_output}/{c.runs} runs as without a crash)"
+    return f"exactly-once state ({c.same_output}/{c.runs} runs as without a crash)"
 
 
 def tradeoff_rows(
@@ -324,9 +324,12 @@ def tradeoff_rows(
             else f"none on the DAG; the back edge on the cycle ({on_cycle} B)"
         )
         kept = f"up to {num(costs.peak_held)} records" if costs.peak_held else "nothing"
-        if v in b:
+        if v in b and costs.peak_held:
+            # blocked inputs fill up and their writers wait; a recording reader never
+            # blocks, so its recording grows with the markers' delay, whatever the room
+            bound = "bounded by that room" if costs.blocked else "not bounded by it"
             kept += f" ({num(b[v].peak_held)} with a channel capacity of "
-            kept += f"{b[v].options.get('capacity')})"
+            kept += f"{b[v].options.get('capacity')}, {bound})"
         topology = {
             "chandy-lamport": "FIFO; every process reachable by markers",
             "aligned": "FIFO; cycles by logging the back edges",

@@ -41,7 +41,10 @@ def _in_flight_answer(flow: Dataflow, expected: set[str], cyclic: bool) -> str:
     if cyclic:
         return (
             f"{names}: every variant stores the records that arrive on the back edge L->H "
-            "after its operator recorded its state, until the barrier comes round."
+            "after its operator recorded its state, until the barrier comes round. For "
+            "at-least-once that is this engine's choice, the ABS paper's way with cycles: "
+            "Flink's at-least-once mode logs no back edge, and a failure loses the records "
+            "that were on the loop."
         )
     return (
         f"{names}. Chandy-Lamport stores what arrives on an input between its operator's "

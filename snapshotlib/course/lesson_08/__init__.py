@@ -5,8 +5,10 @@ The views show the coordinator's registry (:func:`registry_table`), what a resto
 back (:func:`restore_text`), each source's recorded read position against the end of
 its log (:func:`read_positions`), the records that crossed a barrier under
 at-least-once (:func:`crossings_text`), and how a run's output differs from the
-failure-free one (:func:`outcome_diff`). :func:`recovery_sweep` crashes every variant
-at many moments and compares each output with the failure-free run's.
+failure-free one (:func:`outcome_diff`), and what a sink that writes as records arrive
+sent out twice though the state came back exactly once (:func:`sink_output`).
+:func:`recovery_sweep` crashes every variant at many moments and compares each output
+with the failure-free run's.
 
 The try-it checks replay the learner's job on a copy, crash it, restore it and run it
 to the end: the answer is what the engine does.
@@ -26,6 +28,7 @@ c2          INITIATED            39         -         -  -                      
 from __future__ import annotations
 
 from ...dataflow.recovery import Diff, Recovery, outcome_diff, recovery_sweep
+from .output import SinkOutput, sink_output
 from .text import (
     crossings,
     crossings_text,
@@ -42,6 +45,7 @@ from .tryit import check_duplicates, check_restore_point
 __all__ = [
     "Diff",
     "Recovery",
+    "SinkOutput",
     "check_duplicates",
     "check_restore_point",
     "crossings",
@@ -55,4 +59,5 @@ __all__ = [
     "registry_text",
     "restore_table",
     "restore_text",
+    "sink_output",
 ]
