@@ -8,9 +8,10 @@ checkpoint, then, after the transfers have touched about 5 % of the accounts, an
 incremental one; bytes written by each (parts and chunks), for chunks of 1 and of 8
 accounts. The text claims "up to 90 %" less.
 
-Jitter: 8 nodes writing to a ThrottledStore that takes 4 writes at a time (100 ms
-each) and answers 503 beyond; snapshots with no jitter and with 0-500 ms: writes slowed
-down (each one a retry or a failure), snapshots failed, median duration.
+Jitter: 8 nodes writing to a ThrottledStore that takes 20 writes a second per key
+prefix (100 ms each) and answers 503 beyond, as S3 limits its rate per prefix;
+snapshots with no jitter and with 0-500 ms: writes slowed down (each one a retry or a
+failure), snapshots failed, median duration.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import tempfile
 import time
 from typing import Any
 
-from snapshotlib.course.lesson_10 import jitter_run
+from snapshotlib.course.lesson_10 import MAX_RATE, jitter_run
 from snapshotlib.live.cluster import LiveCluster
 from snapshotlib.live.keyed_state import table_from_json
 from snapshotlib.live.storage import read
@@ -91,7 +92,10 @@ def main() -> None:
             f"{r['incremental']:17,}  {saved:5.0%}"
         )
 
-    print(f"\njittered uploads: 8 nodes, store of 4 writes at a time, {args.repeats} snapshots")
+    print(
+        f"\njittered uploads: 8 nodes, store of {MAX_RATE} writes a second per prefix, "
+        f"{args.repeats} snapshots"
+    )
     print("jitter ms  writes slowed down (503)  writes done  snapshots failed  median ms")
     for jitter_ms in (0, 500):
         r = jitter_run(jitter_ms, snapshots=args.repeats, timeout_s=300)

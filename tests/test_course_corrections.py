@@ -154,3 +154,50 @@ def test_a_recorded_message_is_also_delivered_to_the_process() -> None:
 def test_the_errata_name_the_java_model_that_records_instead_of_processing() -> None:
     errata = TEXT["notebooks/errata.ipynb"]
     assert "receiveMessage" in errata and "It must be both" in errata
+
+
+# ---------------------------------------------------- a store that throttles as S3
+
+
+def stored_rows(notebook: str, cell_id: str) -> list[list[str]]:
+    """The rows of the table a cell stored (its plain-text output, header dropped)."""
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text("utf-8"))["cells"]
+    cell = next(c for c in cells if c.get("id") == cell_id)
+    text = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in cell["outputs"])
+    lines = [line for line in text.splitlines() if re.match(r"\d+ ms ", line)]
+    return [re.split(r"\s{2,}", line.strip()) for line in lines]
+
+
+def test_lesson_10_says_what_its_stored_jitter_table_shows() -> None:
+    rows = {row[0]: row for row in stored_rows("10_live_lab_under_failure.ipynb",
+                                               "l10-jitter-code")}  # fmt: skip
+    without, with_ = rows["0 ms"], rows["500 ms"]
+    said = TEXT["notebooks/10_live_lab_under_failure.ipynb"]
+    # what holds from run to run, the text says; the rest is read under the table
+    assert int(with_[1]) < int(without[1]) and "few or none are refused" in said
+    assert int(with_[3].replace(",", "")) > int(without[3].replace(",", ""))
+    assert "the snapshots with jitter take longer" in said
+    for fixed in ("none failed either way", "far fewer are refused", "3 snapshots of 5 fail"):
+        assert fixed not in said
+
+
+def test_the_jitter_reading_follows_the_figures() -> None:
+    from snapshotlib.course.lesson_10 import jitter_reading
+
+    without = {"slowed": 31, "failed": 1, "median_ms": 480}
+    with_ = {"slowed": 0, "failed": 0, "median_ms": 805}
+    assert jitter_reading(without, with_, 500) == (
+        "this run, without and with 500 ms of jitter: writes answered 503 31, then 0; "
+        "snapshots failed 1, then 0; median duration 480 ms, then 805 ms"
+    )
+    assert "none completed" in jitter_reading({**without, "median_ms": None}, with_, 500)
+
+
+def test_no_text_says_a_store_limiting_writes_in_flight_behaves_as_s3() -> None:
+    assert saying("beyond K writes in flight") == []
+    assert saying("takes 4 writes at a time") == []
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text("utf-8"))
+    assert "per key prefix, as S3 does" in readme
+    assert (
+        "spread the keys over several prefixes" in TEXT["notebooks/10_live_lab_under_failure.ipynb"]
+    )

@@ -150,11 +150,17 @@ def bytes_table(cluster: Any, snapshot_ids: list[str]) -> Table:
     )
 
 
+#: the store of the jitter experiment: S3 takes 3,500 writes a second per key prefix;
+#: scaled down to a cluster of 8 nodes writing under one prefix, 20 a second
+MAX_RATE = 20
+
+
 def jitter_run(
     jitter_ms: int, nodes: int = 8, snapshots: int = 3, timeout_s: float = 60.0
 ) -> dict[str, Any]:
-    """``snapshots`` snapshots of a cluster of ``nodes`` writing to a store that takes 4
-    writes at a time (100 ms each) and answers "503 Slow Down" beyond, each node waiting
+    """``snapshots`` snapshots of a cluster of ``nodes`` writing to a store that takes
+    :data:`MAX_RATE` writes a second under one key prefix (100 ms each, a burst of as many
+    at once) and answers "503 Slow Down" beyond, each node waiting
     a random 0..``jitter_ms`` ms before it writes: the writes refused and done, the
     snapshots failed, the median duration (ms) of those completed (``None``: none)."""
     from ..live.cluster import LiveCluster
@@ -162,7 +168,7 @@ def jitter_run(
 
     with (
         tempfile.TemporaryDirectory(prefix="live-jitter-") as folder,
-        ThrottledStore(Path(folder) / "store", max_in_flight=4, write_ms=100) as store,
+        ThrottledStore(Path(folder) / "store", max_rate=MAX_RATE, write_ms=100) as store,
         LiveCluster(
             nodes,
             rate=20.0,
@@ -188,26 +194,40 @@ def jitter_run(
 
 
 def jitter_table(nodes: int = 8, snapshots: int = 3, jitters: tuple[int, ...] = (0, 500)) -> Table:
-    """:func:`jitter_run` without and with jittered uploads, as a table."""
-    rows = []
-    for jitter_ms in jitters:
-        run = jitter_run(jitter_ms, nodes, snapshots)
-        median = run["median_ms"]
-        rows.append(
-            (
-                f"{jitter_ms} ms",
-                str(run["slowed"]),
-                f"{run['failed']} of {snapshots}",
-                "-" if median is None else f"{median:,.0f}",
-            )
+    """:func:`jitter_run` without and with jittered uploads, as a table, with a line that
+    reads this run's figures (they change from run to run; the reading follows them)."""
+    runs = [(jitter_ms, jitter_run(jitter_ms, nodes, snapshots)) for jitter_ms in jitters]
+    rows = [
+        (
+            f"{jitter_ms} ms",
+            str(run["slowed"]),
+            f"{run['failed']} of {snapshots}",
+            "-" if run["median_ms"] is None else f"{run['median_ms']:,.0f}",
         )
+        for jitter_ms, run in runs
+    ]
     return Table(
         ("jitter", "writes answered 503", "snapshots failed", "median duration ms"),
         rows,
         notes=(
-            f"{nodes} nodes; a write answered 503 is tried again after a random, growing "
-            "wait, 5 tries at most",
+            f"{nodes} nodes writing under one prefix of a store that takes {MAX_RATE} "
+            "writes a second per prefix; a write answered 503 is tried again after a "
+            "random, growing wait, 5 tries at most",
+            jitter_reading(runs[0][1], runs[-1][1], jitters[-1]),
         ),
+    )
+
+
+def jitter_reading(without: dict[str, Any], with_: dict[str, Any], jitter_ms: int) -> str:
+    """What one pair of :func:`jitter_run` results shows, in one line."""
+
+    def median(run: dict[str, Any]) -> str:
+        return "none completed" if run["median_ms"] is None else f"{run['median_ms']:,.0f} ms"
+
+    return (
+        f"this run, without and with {jitter_ms} ms of jitter: writes answered 503 "
+        f"{without['slowed']}, then {with_['slowed']}; snapshots failed {without['failed']}, "
+        f"then {with_['failed']}; median duration {median(without)}, then {median(with_)}"
     )
 
 

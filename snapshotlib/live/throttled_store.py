@@ -1,18 +1,25 @@
-"""An object store that pushes back: "503 Slow Down" when too many writes are in flight.
+"""An object store that pushes back as S3 does: "503 Slow Down" beyond a request rate
+per key prefix.
 
 The system-design text: when many nodes upload their state "at the exact same
 millisecond, the S3 storage endpoint will return HTTP 503 Slow Down rate-limiting
-responses". This store does the same on a small scale: it takes a ``PUT`` per object
+responses". S3 limits the rate of requests per key prefix (3,500 writes a second per
+prefix, as its documentation gives it), not the number in flight, and it scales with
+the number of prefixes: keys spread over several prefixes get the rate of each. This
+store does the same on a small scale: it takes a ``PUT`` per object
 (``http://host:port/prefix/name``, the lab's ``http://`` storage), each write taking
 ``write_ms`` (standing for the upload), and answers 503 with S3's ``SlowDown`` error to
-any write that would make more than ``max_in_flight`` at once. ``GET /_stats`` tells how
-many writes it took, refused, and the most it had in flight.
+a write beyond ``max_rate`` writes a second under the same prefix (the key up to its
+last ``/``): each prefix has a bucket of ``max_rate`` tokens, refilled at ``max_rate`` a
+second, and a write takes one, so a burst of ``max_rate`` passes at once and the rest
+wait for the refill. ``GET /_stats`` tells how many writes it
+took, refused, and the most it had in flight.
 
->>> with ThrottledStore(folder, max_in_flight=2) as store:   # doctest: +SKIP
+>>> with ThrottledStore(folder, max_rate=10) as store:   # doctest: +SKIP
 ...     LiveCluster(storage=store.uri, ...)
 
 Or from a shell: ``python -m snapshotlib.live.throttled_store --folder DIR --port 9000
---max-in-flight 4``. Standard library only.
+--max-rate 10``. Standard library only.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import re
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -45,20 +53,25 @@ class ThrottledStore:
     def __init__(
         self,
         folder: str | Path,
-        max_in_flight: int = 4,
+        max_rate: int = 10,
         write_ms: int = 50,
         host: str = "127.0.0.1",
         port: int = 0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if max_in_flight < 1:
-            raise ValueError(f"max_in_flight: at least 1, got {max_in_flight}")
+        if max_rate < 1:
+            raise ValueError(f"max_rate: at least 1 write a second, got {max_rate}")
         if write_ms < 0:
             raise ValueError(f"write_ms: at least 0, got {write_ms}")
         self.folder = Path(folder).resolve()
-        self.max_in_flight = max_in_flight
+        self.max_rate = max_rate
         self.write_ms = write_ms
+        #: seconds, for the buckets' refill (another clock lets a test stop time)
+        self.clock = clock
         self._lock = threading.Lock()
         self._in_flight = 0
+        #: prefix -> (tokens left, when they were counted: monotonic seconds)
+        self._buckets: dict[str, tuple[float, float]] = {}
         self.counts = {"written": 0, "slowed_down": 0, "most_in_flight": 0, "read": 0}
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
@@ -102,12 +115,19 @@ class ThrottledStore:
         self.stop()
 
     # --------------------------------------------------------------- the work
-    def begin_write(self) -> bool:
-        """Whether one more write may start now (if so, it counts as in flight)."""
+    def begin_write(self, key: str) -> bool:
+        """Whether a write of ``key`` may start now: its prefix's bucket holds a token
+        (if so, the write takes it and counts as in flight)."""
+        prefix = key.rpartition("/")[0]
+        now = self.clock()
         with self._lock:
-            if self._in_flight >= self.max_in_flight:
+            tokens, then = self._buckets.get(prefix, (float(self.max_rate), now))
+            tokens = min(float(self.max_rate), tokens + (now - then) * self.max_rate)
+            if tokens < 1.0:
+                self._buckets[prefix] = (tokens, now)
                 self.counts["slowed_down"] += 1
                 return False
+            self._buckets[prefix] = (tokens - 1.0, now)
             self._in_flight += 1
             self.counts["most_in_flight"] = max(self.counts["most_in_flight"], self._in_flight)
             return True
@@ -153,7 +173,7 @@ def _handler(store: ThrottledStore) -> type[BaseHTTPRequestHandler]:
             if path is None:
                 self._answer(400, b"<Error><Code>InvalidObjectName</Code></Error>")
                 return
-            if not store.begin_write():
+            if not store.begin_write(self.path.split("?", 1)[0].strip("/")):
                 self._answer(503, SLOW_DOWN)
                 return
             ok = False
@@ -194,10 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", required=True, type=Path, help="where objects are kept")
     parser.add_argument("--port", type=int, default=9000, help="(9000)")
-    parser.add_argument("--max-in-flight", type=int, default=4, help="(4)")
+    parser.add_argument(
+        "--max-rate", type=int, default=10, help="writes a second per key prefix (10)"
+    )
     parser.add_argument("--write-ms", type=int, default=50, help="each write's time (50)")
     args = parser.parse_args(argv)
-    with ThrottledStore(args.folder, args.max_in_flight, args.write_ms, port=args.port) as s:
+    with ThrottledStore(args.folder, args.max_rate, args.write_ms, port=args.port) as s:
         print(f"throttled store at {s.uri} (Ctrl-C stops it)", flush=True)
         try:
             while True:

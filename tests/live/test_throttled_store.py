@@ -17,7 +17,7 @@ from snapshotlib.live.throttled_store import ThrottledStore
 
 
 def test_objects_written_over_http_read_back_whole(tmp_path: Path) -> None:
-    with ThrottledStore(tmp_path / "objects", max_in_flight=2, write_ms=0) as store:
+    with ThrottledStore(tmp_path / "objects", max_rate=100, write_ms=0) as store:
         location = parse_storage_uri(store.uri + "runs/one/")
         data = bytes(range(256)) * 3
         uri = write_durable(location, "snap-0001-abcde.P1.json", data)
@@ -45,8 +45,10 @@ def test_a_bad_http_storage_uri_is_named(uri: str, expected: str) -> None:
         parse_storage_uri(uri)
 
 
-def test_a_slow_down_is_tried_again_until_a_slot_frees(tmp_path: Path) -> None:
-    with ThrottledStore(tmp_path, max_in_flight=1, write_ms=300) as store:
+def test_writes_beyond_the_rate_of_a_prefix_are_slowed_down_and_tried_again(
+    tmp_path: Path,
+) -> None:
+    with ThrottledStore(tmp_path, max_rate=2, write_ms=0) as store:
         location = parse_storage_uri(store.uri)
         errors: list[BaseException] = []
 
@@ -56,25 +58,53 @@ def test_a_slow_down_is_tried_again_until_a_slot_frees(tmp_path: Path) -> None:
             except BaseException as e:
                 errors.append(e)
 
-        # two writers, one slot: one of them is slowed down, waits, and gets through
-        threads = [threading.Thread(target=write, args=(f"o{i}",)) for i in range(2)]
+        # four writers at once under one prefix, a burst of two: two are slowed down,
+        # wait for the bucket to refill (2 a second) and get through, or fail saying so
+        threads = [threading.Thread(target=write, args=(f"o{i}",)) for i in range(4)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         stats = store.stats()
     assert errors == [] or all("503 Slow Down" in str(e) for e in errors)
-    assert stats["most_in_flight"] == 1
-    assert stats["slowed_down"] >= 1
-    assert stats["written"] + len(errors) == 2
+    assert stats["slowed_down"] >= 2
+    assert stats["written"] + len(errors) == 4
+
+
+def test_the_rate_is_per_prefix_so_keys_spread_over_prefixes_get_more() -> None:
+    store = ThrottledStore(".", max_rate=2, write_ms=0)  # never started: the bookkeeping
+    try:
+        assert [store.begin_write("a/o1"), store.begin_write("a/o2")] == [True, True]
+        assert store.begin_write("a/o3") is False  # prefix a/ used its burst
+        assert [store.begin_write("b/o1"), store.begin_write("b/o2")] == [True, True]
+        assert store.begin_write("o1") and store.begin_write("o2")  # the root is a prefix
+        assert store.stats()["slowed_down"] == 1
+    finally:
+        store.stop()
+
+
+def test_a_prefix_gets_its_rate_back_as_time_passes() -> None:
+    now = [100.0]
+    store = ThrottledStore(".", max_rate=4, write_ms=0, clock=lambda: now[0])
+    try:
+        assert all(store.begin_write(f"a/o{i}") for i in range(4))
+        assert not store.begin_write("a/o4")
+        now[0] += 0.25  # a quarter of a second: one token back
+        assert store.begin_write("a/o5") and not store.begin_write("a/o6")
+        now[0] += 10  # the bucket holds a burst at most, however long the pause
+        assert all(store.begin_write(f"a/p{i}") for i in range(4))
+        assert not store.begin_write("a/p4")
+    finally:
+        store.stop()
 
 
 def test_a_write_refused_every_time_fails_naming_the_object(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(storage, "HTTP_BACKOFF_S", 0.001)
-    with ThrottledStore(tmp_path, max_in_flight=1, write_ms=0) as store:
-        store.begin_write()  # the one slot stays taken
+    stopped = lambda: 100.0  # noqa: E731  time stands still: no token comes back
+    with ThrottledStore(tmp_path, max_rate=1, write_ms=0, clock=stopped) as store:
+        store.begin_write("o0")  # the one token of the root prefix is taken
         with pytest.raises(StorageError, match=r"o1: could not write: 503 Slow Down after 5 tries"):
             write_durable(parse_storage_uri(store.uri), "o1", b"data")
         assert store.stats()["slowed_down"] == 5
