@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -429,3 +430,55 @@ def test_a_modality_answer_must_be_one_of_the_three_words(
     feedback = check_modality(lattice, answer)
     assert not feedback.ok
     assert feedback.message.startswith("Answer 'never', 'possibly' or 'definitely', not ")
+
+
+# ------------------------------------------------------------- the try-its, unspoiled
+
+#: per try-it, texts that would give its answer away (regular expressions)
+TELLTALES = {
+    "in_transit": [r"\b70 units", r"t4 \(20 units\)", r"in transit: 70"],
+    "s2_terminated": [r"s2: every process is passive", r"`s2` says \*terminated\*",
+                      r"Once a snapshot has said \*terminated\*"],
+    "s1_deadlock": [r"s1: no cycle of blocked processes", r"the run ends, as `s2` shows",
+                    r"you raise a false alarm"],
+    "p1_p3_empty": [r"in every order of the events", r"both tokens in flight\s+at once"],
+}  # fmt: skip
+
+
+def test_the_lessons_try_its_are_the_ones_checked_here() -> None:
+    from tryit_support import load, try_it_variables
+
+    assert try_it_variables(load("06_stable_predicates")) == list(TELLTALES)
+
+
+@pytest.mark.parametrize("variable", list(TELLTALES))
+def test_no_try_it_is_given_away_before_it_or_right_after_it(variable: str) -> None:
+    from tryit_support import find_try_it, given_away, load
+
+    found = find_try_it(load("06_stable_predicates"), variable)
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, TELLTALES[variable]) == []
+
+
+def test_the_telltales_would_catch_each_answer_where_the_lesson_or_its_check_gives_it() -> None:
+    from tryit_support import load, shown
+
+    from snapshotlib.checks.lattice import cut_lattice
+    from snapshotlib.course import lesson_06
+
+    bank = run_scenario(load_scenario("06-bank-transfers"))
+    term = run_scenario(load_scenario("06-requests-terminate"))
+    reply = run_scenario(load_scenario("06-requests-reply-in-transit"))
+    right = {
+        "in_transit": lesson_06.check_in_transit(bank, 70, "s1"),
+        "s2_terminated": lesson_06.check_termination(term, True, "s2"),
+        "s1_deadlock": lesson_06.check_deadlock(reply, False, "s1"),
+        "p1_p3_empty": lesson_06.check_modality(
+            cut_lattice(run_scenario(load_scenario("06-tokens-lattice"))), "definitely"
+        ),
+    }
+    text = "\n".join(shown(c) for c in load("06_stable_predicates")["cells"])
+    for variable, patterns in TELLTALES.items():
+        assert right[variable].ok, variable
+        seen = text + "\n" + right[variable].message + "\n" + (right[variable].answer or "")
+        assert any(re.search(p, seen) for p in patterns), variable

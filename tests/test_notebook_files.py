@@ -218,3 +218,69 @@ def test_no_cell_prints_a_wall_of_text(name: str) -> None:
                 text = "".join(out["text"])
                 assert len(text) <= 1200, f"{name}: {text[:80]!r}"
                 assert max(map(len, text.splitlines()), default=0) <= 132, f"{name}: {text[:80]!r}"
+
+
+# ------------------------------------------------------------------ folded sections
+
+
+def _names(code: str) -> tuple[set[str], set[str]]:
+    """The names a code cell binds (assignments, imports, definitions) and reads."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # IPython syntax (magics): such a cell binds nothing we track
+        return set(), set()
+    bound: set[str] = set()
+    read: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+    return bound, read
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_code_outside_a_folded_section_needs_nothing_defined_only_inside_it(name: str) -> None:
+    """A learner who runs the cells one by one and leaves a section folded still runs
+    every cell after it: those may not read a name only a folded cell binds."""
+    from tryit_support import folded
+
+    nb = load(name)
+    hidden = folded(nb)
+    only_hidden: dict[str, int] = {}
+    seen: set[str] = set()
+    for k, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        bound, read = _names("".join(cell["source"]))
+        if k in hidden:
+            only_hidden.update({n: k for n in bound if n not in seen})
+            continue
+        needs = sorted(n for n in read if n in only_hidden and n not in seen)
+        assert not needs, f"{name}: cell {k} reads {needs}, bound only in folded cells"
+        seen |= bound
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_a_folded_heading_says_when_to_open_it(name: str) -> None:
+    from tryit_support import FOLDED, heading_level
+
+    for cell in load(name)["cells"]:
+        if cell["metadata"].get(FOLDED):
+            text = " ".join("".join(cell["source"]).split())
+            assert heading_level(cell) is not None, text[:60]
+            assert "once you have answered" in text, text[:60]
+
+
+@pytest.mark.parametrize("exercise", sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb")))
+def test_an_exercise_opens_with_its_summary_folded(exercise: str) -> None:
+    """An exercise's summary sums up its answers: it opens folded, in the learner's form."""
+    from tryit_support import FOLDED
+
+    cells = json.loads((ROOT / "exercises" / exercise).read_text(encoding="utf-8"))["cells"]
+    summary = [c for c in cells if "".join(c["source"]).startswith("## Summary")]
+    assert len(summary) == 1 and summary[0]["metadata"].get(FOLDED) is True

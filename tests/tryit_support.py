@@ -7,12 +7,16 @@ notebook, or runs it top to bottom, sees
 * everything *before* the answer cell: markdown and stored outputs;
 * the code of the answer cell and of the check (its comments and examples);
 * the check's own output, which must say "no answer yet" and give a hint;
-* what comes *right after*, up to the next ``## `` heading that is not another
-  *Try it*: the cells a glance below the check falls on, and the try-its that follow
-  straight on (they must not answer this one either).
+* what comes *after*: the cells up to the next ``## `` heading that is not another
+  *Try it*, and the whole section that heading opens (the cells a glance below the
+  check falls on, the try-its that follow straight on, and the section a learner reads
+  next): none of them may answer this one.
 
 None of these may give the try-it's answer away; the lessons' tests say, per try-it,
-which texts would.
+which texts would. A section whose heading is folded (JupyterLab's
+``jp-MarkdownHeadingCollapsed`` cell metadata: the notebook opens with the heading and a
+"cells hidden" button in its place) is not seen until the learner opens it, so its
+cells count as unseen; its heading cell is seen.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+#: the cell metadata with which JupyterLab opens a heading folded
+FOLDED = "jp-MarkdownHeadingCollapsed"
 
 
 def load(name: str) -> dict[str, Any]:
@@ -48,6 +54,34 @@ def shown(cell: dict[str, Any]) -> str:
             if mime.startswith("text/") or mime.endswith("json"):
                 parts.append(data if isinstance(data, str) else "".join(map(str, data)))
     return "\n".join(parts)
+
+
+def heading_level(cell: dict[str, Any]) -> int | None:
+    """The level of a markdown cell's first heading (JupyterLab folds by it), if any."""
+    if cell["cell_type"] != "markdown":
+        return None
+    in_code = False
+    for line in source(cell).splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        found = None if in_code else re.match(r"(#{1,6}) ", line)
+        if found:
+            return len(found.group(1))
+    return None
+
+
+def folded(nb: dict[str, Any]) -> set[int]:
+    """The cells hidden when the notebook opens: those under a folded heading, up to the
+    next heading of the same level or a higher one."""
+    hidden: set[int] = set()
+    fold: int | None = None  # the level of the open fold
+    for k, cell in enumerate(nb["cells"]):
+        level = heading_level(cell)
+        if fold is not None and (level is None or level > fold):
+            hidden.add(k)
+            continue
+        fold = level if level is not None and cell["metadata"].get(FOLDED) else None
+    return hidden
 
 
 @dataclass(frozen=True)
@@ -87,12 +121,28 @@ def find_try_it(nb: dict[str, Any], variable: str) -> TryIt:
         and used.search(assign_line.sub("", source(cells[k])))
     )
     after = []
-    for cell in cells[check + 1 :]:
+    sections = 0  # the section after the try-it is read too: it is where eyes fall next
+    unseen = folded(nb)
+    for k, cell in enumerate(cells[check + 1 :], start=check + 1):
+        if k in unseen:
+            continue
         if cell["cell_type"] == "markdown":
-            text, heading = _heading_split(source(cell))
-            after.append(text)
-            if heading:
+            text = source(cell)
+            while True:
+                before_heading, heading = _heading_split(text)
+                if not heading:
+                    break
+                sections += 1
+                if sections == 2:
+                    after.append(before_heading)
+                    break
+                after.append(before_heading)
+                rest = text[len(before_heading) :].lstrip("\n")
+                after.append(rest.split("\n", 1)[0])  # the heading itself
+                text = rest.split("\n", 1)[1] if "\n" in rest else ""
+            if sections == 2:
                 break
+            after.append(text)
         else:
             after.append(shown(cell))
     return TryIt(
