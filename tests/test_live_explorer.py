@@ -105,27 +105,92 @@ def test_each_button_is_one_call_and_a_refusal_is_shown() -> None:
     cluster = StandIn()
     explorer = LiveExplorer(cluster, auto=False)
     try:
+        # Crash has a menu of its own, set apart from Trigger's: P1 initiates, P3 crashes
+        assert (explorer.node_choice.value, explorer.crash_choice.value) == ("P1", "P3")
         explorer.node_choice.value = "P3"
         explorer.type_choice.value = "incremental"
         find_button(explorer.box, "Trigger").click()
         assert "snap-0003-ccccc: a incremental snapshot, initiated by P3" in explorer.status.value
+        explorer.crash_choice.value = "P2"
         find_button(explorer.box, "Crash").click()
         find_button(explorer.box, "Restore latest").click()
         assert "restored snap-0001-bbbbb in epoch 1" in explorer.status.value
         assert "2 recorded messages delivered again, money 3000" in explorer.status.value
-        assert cluster.calls == [("trigger", "P3", "incremental"), ("crash", "P3"), ("restore",)]
+        assert cluster.calls == [("trigger", "P3", "incremental"), ("crash", "P2"), ("restore",)]
         cluster.refuse = "409 cluster: P2 is down"
         find_button(explorer.box, "Trigger").click()
         assert explorer.status.value.startswith("refused: 409 cluster: P2 is down")
-        assert len(explorer.history) == 4
+        # the controller's JSON answer is read, not shown as it came
+        cluster.refuse = (
+            'POST /v1/snapshots/trigger: 409 {"detail":"cluster: P2 is down; a snapshot '
+            'needs every node"}'
+        )
+        find_button(explorer.box, "Trigger").click()
+        assert explorer.status.value == (
+            "refused: cluster: P2 is down; a snapshot needs every node (409)"
+        )
+        assert len(explorer.history) == 5
     finally:
         explorer.close()
 
 
-def test_nodes_are_white_before_they_record_red_after_grey_when_down() -> None:
+def test_nodes_are_white_circles_before_they_record_red_squares_after_grey_when_down() -> None:
     svg = network_svg(StandIn().cluster()["nodes"], StandIn().cluster()["channels"])
-    assert svg.count("<circle") == 3 and svg.count("<line") == 6
-    assert f'fill="{RED_FILL}"' in svg  # P1 records snap-0002
+    assert svg.count("<circle") == 2 and svg.count("<rect") == 1 and svg.count("<line") == 6
+    assert re.search(f'<rect [^>]*fill="{RED_FILL}"', svg)  # P1 records snap-0002
+    assert not re.search(f'<circle [^>]*fill="{RED_FILL}"', svg)  # red is always square
     assert "M" in svg and "L" in svg  # P2 crossed out
     quiet = network_svg([{"id": "P1", "health": "up", "open_snapshots": []}], [])
     assert f'fill="{WHITE_FILL}"' in quiet
+
+
+def test_the_legend_says_what_each_shape_and_colour_means() -> None:
+    explorer = LiveExplorer(StandIn(), auto=False)
+    try:
+        legend = explorer.legend.value
+        for said in ("not recording", "recording a snapshot", "down", "Restore latest"):
+            assert said in legend
+        # a node started again after a crash shows no epoch or balance, as the legend says
+        assert "<td>P3</td><td>awaiting-restore</td><td>–</td><td>–</td>" in plain(
+            explorer.nodes.value
+        )
+    finally:
+        explorer.close()
+
+
+@dataclass
+class Gone(StandIn):
+    """A cluster that was stopped: every call is refused by the operating system."""
+
+    def cluster(self) -> dict[str, Any]:
+        raise ConnectionRefusedError("[Errno 111] Connection refused")
+
+
+def test_a_cluster_that_does_not_answer_is_said_so_in_one_line_and_nothing_looks_up() -> None:
+    explorer = LiveExplorer(Gone(), auto=False)
+    try:
+        assert explorer.status.value == (
+            "the cluster does not answer: it is stopped, or still starting"
+        )
+        assert explorer.nodes.value == "" and explorer.network.value == ""
+    finally:
+        explorer.close()
+
+
+def test_stop_cluster_stops_it_and_the_explorer_shows_it_stopped() -> None:
+    stopped: list[bool] = []
+
+    @dataclass
+    class Stoppable(StandIn):
+        def stop(self) -> None:
+            stopped.append(True)
+
+    cluster = Stoppable()
+    explorer = LiveExplorer(cluster)  # auto-refresh on, as in the lesson
+    find_button(explorer.box, "Stop cluster").click()
+    assert stopped == [True]
+    assert "The cluster is stopped" in explorer.status.value
+    assert find_button(explorer.box, "Trigger").disabled
+    assert not explorer._ticker.is_alive()
+    find_button(explorer.box, "Trigger").click()  # a click on a disabled button: nothing
+    assert ("trigger", "P1", "full") not in cluster.calls

@@ -8,6 +8,8 @@ cluster's API, as a learner would.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import shutil
 import statistics
 import tempfile
@@ -51,7 +53,16 @@ def start_cluster(**overrides: Any) -> Any:
     folder = Path(tempfile.mkdtemp(prefix="lesson10-"))
     cluster = LiveCluster(workdir=folder, **{**SETTINGS, **overrides})
     cluster.start()
+    # the cluster stays up until the learner stops it (the LiveExplorer's Stop cluster,
+    # or stop()); when the kernel ends first, its processes and files go with it
+    atexit.register(_stop_at_exit, cluster, folder)
     return cluster
+
+
+def _stop_at_exit(cluster: Any, folder: Path) -> None:
+    with contextlib.suppress(Exception):
+        cluster.stop()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 #: a cluster whose runs stay short enough to read action by action: 3 nodes sending
@@ -84,6 +95,8 @@ def stop(cluster: Any, explorer: Any = None) -> str:
     if explorer is not None:
         explorer.close()
     cluster.stop()
+    if explorer is not None:
+        explorer.mark_stopped()
     folder = Path(cluster.workdir)
     if folder.name.startswith("lesson10-") and folder.parent == Path(tempfile.gettempdir()):
         shutil.rmtree(folder, ignore_errors=True)
@@ -238,7 +251,17 @@ def check_restore_choice(answer: Any, cluster: Any) -> Feedback:
         return no_answer_yet(
             hint="Answer with a snapshot id from the registry, such as 'snap-0002-1a2b3'."
         )
-    rows = cluster.request("GET", "/v1/snapshots")["snapshots"]
+    try:
+        rows = cluster.request("GET", "/v1/snapshots")["snapshots"]
+    except Exception as e:  # a stopped cluster is a state of the lesson, not a crash
+        from ..widgets.live_explorer import one_line
+
+        return Feedback(
+            False,
+            f"The registry cannot be read: {one_line(e)}.",
+            "Start the cluster again with the cells at the top of the lesson, then trigger "
+            "a snapshot or two.",
+        )
     done = [r for r in rows if r["status"] == "COMPLETED"]
     expected = done[-1]["snapshot_id"] if done else None
     status = {r["snapshot_id"]: r["status"] for r in rows}

@@ -4,14 +4,18 @@ node's snapshot progress and the registry, with buttons to trigger, crash and re
 Thin over :class:`~snapshotlib.live.cluster.LiveCluster` (any object with its methods
 will do, so this module imports nothing of the live lab): every button is one call of
 its API, every view is drawn from one ``GET`` of the controller and the nodes' health.
-Nodes are drawn as Dijkstra colours them: white before they record their state for a
-snapshot in progress, red after; a node that is down is grey and crossed out.
+Nodes are drawn as the course draws processes everywhere: a white circle before they
+record their state for a snapshot in progress, a red square after; a node that is down
+is grey and crossed out, and one started again after a crash, holding nothing until a
+restore, is yellow. A legend under the picture says so.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import math
+import re
 import threading
 import time
 from typing import Any
@@ -32,8 +36,26 @@ DOWN_FILL = "#bbbbbb"
 AWAITING_FILL = "#ffd27f"
 
 
+#: what the picture's shapes and colours mean
+LEGEND = (
+    "<div style='font-size:90%;line-height:1.4;margin:2px 0 6px'>"
+    "<span style='color:#333'>&#9675;</span> not recording<br>"
+    f"<span style='color:{RED_FILL}'>&#9632;</span> recording a snapshot (its state is "
+    "recorded)<br>"
+    f"<span style='color:{DOWN_FILL}'>&#10005;</span> down<br>"
+    f"<span style='color:{AWAITING_FILL}'>&#9679;</span> started again after a crash: it "
+    "holds nothing (no epoch, no balance) until <i>Restore latest</i></div>"
+)
+#: what the views show once the cluster is stopped
+STOPPED = (
+    "<p><b>The cluster is stopped.</b> These buttons do nothing now: start a new cluster "
+    "to go on.</p>"
+)
+
+
 def network_svg(nodes: list[dict[str, Any]], channels: list[str], size: int = 260) -> str:
-    """The nodes on a circle, channels as lines; a node's fill says its standing."""
+    """The nodes on a circle, channels as lines; a node's shape and fill say its
+    standing: a red square records, a white circle does not."""
     n = max(1, len(nodes))
     centre, radius = size / 2, size / 2 - 34
     where = {
@@ -59,11 +81,17 @@ def network_svg(nodes: list[dict[str, Any]], channels: list[str], size: int = 26
         fill = {"down": DOWN_FILL, "awaiting-restore": AWAITING_FILL}.get(
             str(health), RED_FILL if node.get("open_snapshots") else WHITE_FILL
         )
-        circles.append(
-            f'<circle cx="{x:.0f}" cy="{y:.0f}" r="20" fill="{fill}" stroke="#333" '
-            f'stroke-width="1.5"><title>{html.escape(str(node["id"]))}: {health}</title>'
-            "</circle>"
-        )
+        title = f"<title>{html.escape(str(node['id']))}: {html.escape(str(health))}</title>"
+        if fill == RED_FILL:  # red always comes with the square, as in every lesson
+            circles.append(
+                f'<rect x="{x - 19:.0f}" y="{y - 19:.0f}" width="38" height="38" '
+                f'fill="{fill}" stroke="#333" stroke-width="1.5">{title}</rect>'
+            )
+        else:
+            circles.append(
+                f'<circle cx="{x:.0f}" cy="{y:.0f}" r="20" fill="{fill}" stroke="#333" '
+                f'stroke-width="1.5">{title}</circle>'
+            )
         colour = "#fff" if fill == RED_FILL else "#000"
         circles.append(
             f'<text x="{x:.0f}" y="{y + 5:.0f}" text-anchor="middle" font-size="13" '
@@ -92,6 +120,9 @@ def nodes_table(nodes: list[dict[str, Any]], rates: dict[str, float | None]) -> 
     for node in nodes:
         rate = rates.get(node["id"])
         buffered = node.get("buffered_messages")
+        # a node started again after a crash holds nothing until a restore: its epoch
+        # (-1) and balance (0) are placeholders, not figures
+        empty = node.get("health") == "awaiting-restore"
         rows.append(
             "<tr>"
             + "".join(
@@ -99,8 +130,8 @@ def nodes_table(nodes: list[dict[str, Any]], rates: dict[str, float | None]) -> 
                 for v in (
                     node["id"],
                     node.get("health"),
-                    _dash(node.get("epoch")),
-                    _dash(node.get("balance")),
+                    "–" if empty else _dash(node.get("epoch")),
+                    "–" if empty else _dash(node.get("balance")),
                     "–" if rate is None else f"{rate:.0f}",
                     "–" if buffered is None else f"{buffered} msgs",
                     ", ".join(node.get("open_snapshots") or []) or "–",
@@ -151,6 +182,26 @@ def _dash(value: Any) -> Any:
     return "–" if value is None else value
 
 
+def one_line(error: Exception) -> str:
+    """A refusal in one line: the controller's ``detail`` out of its JSON answer, with
+    its status code, rather than the answer as it came."""
+    text = str(error).strip()
+    found = re.search(r"\b(\d{3}) (\{.*\})\s*$", text, re.S)
+    if found:
+        try:
+            detail = json.loads(found.group(2)).get("detail")
+        except (ValueError, AttributeError):
+            detail = None
+        if isinstance(detail, list):  # FastAPI's validation errors: the first one
+            first = detail[0] if detail and isinstance(detail[0], dict) else {}
+            detail = first.get("msg")
+        if isinstance(detail, str):
+            return f"{detail} ({found.group(1)})"
+    if "Connection refused" in text or "timed out" in text:
+        return "the cluster does not answer: it is stopped, or still starting"
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 class LiveExplorer:
     """Views of a live cluster and buttons on it (see the module docstring).
 
@@ -173,8 +224,15 @@ class LiveExplorer:
         self._stop = threading.Event()
         ids = list(cluster.spec.ids)
         short = {"description_width": "initial"}
+        self.stopped = False
+        # one menu per button: crashing a node while another's snapshot is in progress
+        # must not mean switching a shared menu within the second the markers take
         self.node_choice = w.Dropdown(
-            options=ids, value=ids[0], description="node", style=short,
+            options=ids, value=ids[0], description="at", style=short,
+            layout=w.Layout(width="100px"),
+        )  # fmt: skip
+        self.crash_choice = w.Dropdown(
+            options=ids, value=ids[-1], description="node", style=short,
             layout=w.Layout(width="110px"),
         )  # fmt: skip
         self.type_choice = w.Dropdown(
@@ -187,8 +245,15 @@ class LiveExplorer:
             "Restore latest", "history", "every node rolls back to the latest COMPLETED snapshot"
         )
         self.refresh_button = make_button("Refresh", "refresh", "draw the views again now")
-        self.auto = w.Checkbox(value=auto, description="auto-refresh", indent=False)
+        self.stop_button = make_button(
+            "Stop cluster", "stop", "stop every process of the cluster (and these refreshes)"
+        )
+        self.auto = w.Checkbox(
+            value=auto, description="auto-refresh", indent=False, layout=w.Layout(width="auto")
+        )
         self.network = w.HTML()
+        # as wide as the picture, so that the tables stay beside it
+        self.legend = w.HTML(LEGEND, layout=w.Layout(width="260px"))
         self.nodes = w.HTML()
         self.registry = w.HTML()
         self.status = w.HTML("Ready.")
@@ -203,20 +268,13 @@ class LiveExplorer:
         self.crash_button.on_click(lambda _: self._do(self._crash))
         self.restore_button.on_click(lambda _: self._do(self._restore))
         self.refresh_button.on_click(lambda _: self.refresh())
+        self.stop_button.on_click(lambda _: self.stop_cluster())
         self.box = w.VBox(
             [
-                row(
-                    [
-                        self.node_choice,
-                        self.type_choice,
-                        self.trigger_button,
-                        self.crash_button,
-                        self.restore_button,
-                        self.refresh_button,
-                        self.auto,
-                    ]
-                ),
-                row([self.network, w.VBox([self.nodes, self.registry])]),
+                row([self.trigger_button, self.node_choice, self.type_choice]),
+                row([self.crash_button, self.crash_choice, self.restore_button]),
+                row([self.refresh_button, self.auto, self.stop_button]),
+                row([w.VBox([self.network, self.legend]), w.VBox([self.nodes, self.registry])]),
                 self.status,
             ]
         )
@@ -231,7 +289,7 @@ class LiveExplorer:
         return f"{sid}: a {kind} snapshot, initiated by {node}"
 
     def _crash(self) -> str:
-        answer = self.cluster.crash(self.node_choice.value)
+        answer = self.cluster.crash(self.crash_choice.value)
         return f"{answer['node_id']} {answer['detail']}"
 
     def _restore(self) -> str:
@@ -243,10 +301,13 @@ class LiveExplorer:
         )
 
     def _do(self, action: Any) -> None:
+        if self.stopped:
+            self.status.value = STOPPED
+            return
         try:
             said = action()
         except Exception as e:  # the controller's refusal is the lesson: show it
-            said = f"refused: {e}"
+            said = f"refused: {one_line(e)}"
         self.history.append(said)
         self.status.value = html.escape(said)
         self.refresh()
@@ -255,12 +316,16 @@ class LiveExplorer:
     def refresh(self) -> bool:
         """Draw every view from the controller's and the nodes' answers now; whether the
         cluster answered."""
+        if self.stopped:
+            return False
         try:  # asked outside the lock: a node that does not answer takes seconds
             view = self.cluster.cluster()
             snapshots = self.cluster.request("GET", "/v1/snapshots")["snapshots"]
             health = self.cluster.health()
         except Exception as e:
-            self.status.value = html.escape(f"the cluster does not answer: {e}")
+            self.status.value = html.escape(one_line(e))
+            # what was drawn is no longer known: nothing may look "up"
+            self.nodes.value = self.network.value = ""
             return False
         with self._lock:
             now = time.monotonic()
@@ -296,6 +361,25 @@ class LiveExplorer:
         """Stop redrawing (the cluster goes on)."""
         self._stop.set()
         self._ticker.join()
+
+    def mark_stopped(self) -> None:
+        """Show the cluster as stopped, with its buttons off (it was stopped elsewhere)."""
+        self.close()
+        self.stopped = True
+        for button in (self.trigger_button, self.crash_button, self.restore_button,
+                       self.refresh_button, self.stop_button):  # fmt: skip
+            button.disabled = True
+        self.network.value = self.nodes.value = ""
+        self.status.value = STOPPED
+
+    def stop_cluster(self) -> None:
+        """The *Stop cluster* button: every process of the cluster, then the views."""
+        self.close()
+        try:
+            self.cluster.stop()
+        except Exception as e:  # already gone: say so, and show it stopped all the same
+            self.history.append(f"stop: {one_line(e)}")
+        self.mark_stopped()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         return widget_bundle(self.box, "LiveExplorer", **kwargs)

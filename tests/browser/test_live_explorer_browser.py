@@ -76,7 +76,7 @@ def test_trigger_crash_and_restore_from_the_buttons(
         registry = html_widget(page, "live-registry")
         status = html_widget(page, "live-status")
         expect(registry).to_contain_text("no snapshot yet", timeout=CLUSTER_MS)
-        expect(page.locator(".live-network svg circle")).to_have_count(3)
+        expect(page.locator(".live-network svg circle")).to_have_count(3)  # nobody records
 
         widget_button(page, "Trigger").click()
         expect(status).to_contain_text(
@@ -86,7 +86,7 @@ def test_trigger_crash_and_restore_from_the_buttons(
         expect(registry).to_contain_text("3/3")
 
         widget_button(page, "Crash").click()
-        expect(status).to_contain_text("P1 killed", timeout=CLUSTER_MS)
+        expect(status).to_contain_text("P3 killed", timeout=CLUSTER_MS)  # Crash: its own menu
         expect(nodes).to_contain_text("awaiting-restore", timeout=CLUSTER_MS)
         wait_kernel_idle(page)
         save_screenshot(page, "live-explorer-crashed")

@@ -251,7 +251,9 @@ def message_names(sim: Simulator) -> dict[int, str]:
 
 def describe_counting() -> str:
     """The run of question 3 in words, one line per process, with the number of jobs
-    each process holds after each of its events."""
+    each process holds after each of its events, then the order in which the events
+    happened (which events of different processes cannot tell: the polls' order depends
+    on it)."""
     sim = counting_run()
     trace = sim.trace
     channels = sim.network.channels
@@ -276,4 +278,6 @@ def describe_counting() -> str:
         jobs = sim.initial.get(p, 0)
         start = f"{jobs} job{'' if jobs == 1 else 's'}" if jobs else "passive"
         out.append(f"{p} ({start} at the start): " + " · ".join(events))
+    order = ", ".join(trace.action_name(i) for i in range(len(trace.actions)))
+    out.append(f"the events in the order they happened: {order}")
     return "\n".join(out)

@@ -1,0 +1,75 @@
+"""Lesson 10's cluster as a learner meets it: it stays up until stopped (by the explorer's
+Stop cluster, by ``lesson_10.stop``, or by the kernel ending), a stopped cluster is said
+so in one line, and nothing is left behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from live_support import require_live
+
+require_live()
+
+from snapshotlib.course import lesson_10  # noqa: E402
+from snapshotlib.widgets import LiveExplorer  # noqa: E402
+from snapshotlib.widgets.common import find_button  # noqa: E402
+
+#: a backstop for processes that are slow to go, not a speed requirement
+GONE_BACKSTOP_S = 60.0
+
+
+def processes_using(folder: Path) -> list[int]:
+    """Running processes whose command line names ``folder``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(folder) in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def gone(folder: Path) -> bool:
+    deadline = time.monotonic() + GONE_BACKSTOP_S
+    while processes_using(folder) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return not processes_using(folder)
+
+
+def test_stop_cluster_in_the_explorer_stops_every_process_and_the_check_says_so() -> None:
+    cluster = lesson_10.start_cluster(nodes=3, state_keys=4, chunk_keys=2)
+    folder = Path(cluster.workdir)
+    explorer = LiveExplorer(cluster, every_s=0.2)
+    try:
+        assert len(processes_using(folder)) == 1 + 3
+        find_button(explorer.box, "Stop cluster").click()
+        assert gone(folder)
+        assert "The cluster is stopped" in explorer.status.value
+        said = lesson_10.check_restore_choice("snap-0001-aaaaa", cluster)
+        assert not said.ok and "cannot be read" in said.message
+        assert "Traceback" not in str(said) and len(str(said).splitlines()) <= 2
+    finally:
+        lesson_10.stop(cluster, explorer)
+    assert not folder.exists()
+
+
+def test_a_kernel_that_ends_without_stopping_its_cluster_takes_it_along(tmp_path: Path) -> None:
+    started = subprocess.run(
+        [sys.executable, "-c",
+         "from snapshotlib.course import lesson_10\n"
+         "c = lesson_10.start_cluster(nodes=3, state_keys=4, chunk_keys=2)\n"
+         "print(c.workdir, flush=True)\n"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    folder = Path(started.stdout.strip().splitlines()[-1])
+    assert gone(folder)
+    assert not folder.exists()
