@@ -45,3 +45,19 @@ def completed(cluster: Any, snapshot_id: str, timeout: float = 60.0) -> dict[str
         f"{snapshot_id} {status['status']}: {status.get('error')}"
     )
     return status
+
+
+def processes_using(folder: Path) -> list[int]:
+    """Running processes whose command line names ``folder`` (a cluster's own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(folder) in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from live_support import require_live
+from live_support import processes_using, require_live
 
 require_live()
 
@@ -19,22 +19,6 @@ from snapshotlib.widgets.common import find_button  # noqa: E402
 
 #: a backstop for processes that are slow to go, not a speed requirement
 GONE_BACKSTOP_S = 60.0
-
-
-def processes_using(folder: Path) -> list[int]:
-    """Running processes whose command line names ``folder``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if str(folder) in cmdline and state != "Z":
-            found.append(int(entry.name))
-    return found
 
 
 def gone(folder: Path) -> bool:

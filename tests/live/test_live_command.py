@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from live_support import require_live
+from live_support import processes_using, require_live
 
 require_live()
 
@@ -31,22 +31,6 @@ def snapshotlib(*args: str, check: bool = False) -> subprocess.CompletedProcess[
         check=check,
         timeout=UP_BACKSTOP_S,
     )
-
-
-def processes_using(folder: Path) -> list[int]:
-    """Running processes whose command line names ``folder`` (a cluster's own)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if str(folder) in cmdline and state != "Z":
-            found.append(int(entry.name))
-    return found
 
 
 def test_up_trigger_check_status_down(tmp_path: Path) -> None:
