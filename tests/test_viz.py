@@ -11,6 +11,7 @@ against :func:`snapshotlib.checks.commutation.arrangement`.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -808,3 +809,27 @@ def test_update_in_place_of_an_unchanged_figure_changes_nothing() -> None:
     before = plain(widget)
     update_in_place(widget, network_figure(sim, "s1"))
     assert plain(widget) == before
+
+
+def test_commutation_labels_never_run_into_each_other_and_the_swap_is_always_named() -> None:
+    from snapshotlib.viz.commutation import CHAR_PX, _fitted_labels
+
+    short = [f"e{k}" for k in range(10)]
+    labels, positions, thinned = _fitted_labels(short, slot=60, keep=set())
+    assert labels == short and set(positions) == {"bottom center"} and thinned == 0
+
+    long = [f"got-P1->P2#{k}" for k in range(60)]  # a live run's receives
+    slot = 10.0
+    labels, positions, thinned = _fitted_labels(long, slot=slot, keep={31, 32})
+    assert thinned > 1 and labels[31] and labels[32]
+    one_row = _fitted_labels(long[:5], slot=120, keep=set())  # wide slots: all named
+    assert all(one_row[0]) and one_row[2] == 0
+    for row in ("bottom center", "top center"):
+        named = [
+            k
+            for k, (lab, pos) in enumerate(zip(labels, positions, strict=False))
+            if lab and pos == row
+        ]
+        named = [k for k in named if k not in (31, 32)]
+        gaps = [(b - a) * slot for a, b in itertools.pairwise(named)]
+        assert all(gap >= len(long[0]) * CHAR_PX * 0.9 for gap in gaps), (row, gaps)

@@ -179,7 +179,9 @@ def _action(node: str, line: dict[str, Any]) -> Step:
         channel = Channel.parse(line["ch"])
         return Send(channel.src, channel.dst, line["amount"], label=_label(line))
     if kind in ("receive", "marker"):
-        return Deliver(Channel.parse(line["ch"]), label=_label(line))
+        sent = _label(line)  # a transfer's; a marker has none
+        # the receive is an event of its own, named as the course names receives
+        return Deliver(Channel.parse(line["ch"]), label=None if sent is None else RECEIVED + sent)
     if kind == "initiate":
         return StartSnapshot(node, line["snapshot"])
     if kind == "discard":
@@ -224,11 +226,19 @@ def _in_flight(sim: Simulator, channel: int, label: str | None, snapshot: str | 
     for message in sim.queues[channel]:
         record = messages[message]
         if snapshot is None:
-            if record.kind == APP and record.label == label:
+            if (
+                record.kind == APP
+                and label is not None
+                and record.label == label.removeprefix(RECEIVED)
+            ):
                 return message
         elif record.kind != APP and record.tag == snapshot:
             return message
     return None
+
+
+#: what a receive's label adds to the label of the send it takes (``got-P1->P2#3``)
+RECEIVED = "got-"
 
 
 def _label(line: dict[str, Any]) -> str | None:

@@ -9,6 +9,7 @@ shown instead, naming the message.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..checks.commutation import CommutationResult, arrangement
@@ -38,7 +39,7 @@ def commutation_spec(
         seq = list(result.order if result.holds else result.original)
     xs = list(range(len(seq)))
     reds = [colouring.is_red(i) for i in seq]
-    labels = [trace.action_name(i) for i in seq]
+    names = [trace.action_name(i) for i in seq]
     hover = [
         f"<b>{trace.action_name(i)}</b> ({trace.actions[i].kind}) at {trace.actions[i].process}"
         f"<br>{'red' if r else 'white'}; trace position {i}"
@@ -67,6 +68,8 @@ def commutation_spec(
     if not listed:
         remaining = 0 if result.holds else result.inversions
     finished = blocked is None and done == len(swaps) and (listed or result.holds)
+    slot = (style.FIGURE_WIDTH - 20) / (max(len(xs), 4) + 1)  # pixels per action
+    labels, positions, thinned = _fitted_labels(names, slot, keep=set(map(int, swap_x)))
 
     data: list[dict[str, Any]] = [
         dict(
@@ -76,9 +79,9 @@ def commutation_spec(
             y=[0] * len(xs),
             mode="markers+text",
             text=labels,
-            textposition="bottom center",
+            textposition=positions,
             marker={
-                "size": 26,
+                "size": max(8, min(26, int(slot * 0.9))),
                 "symbol": [style.symbol(r) for r in reds],
                 "color": [style.fill(r) for r in reds],
                 "line": {
@@ -127,6 +130,19 @@ def commutation_spec(
                 "font": {"color": style.CUT, "size": 14},
             }
         )
+    if thinned:
+        annotations.append(
+            {
+                "xref": "paper",
+                "yref": "paper",
+                "x": 1,
+                "y": 1.02,
+                "xanchor": "right",
+                "text": f"one action in {thinned} named; hover over any for its name",
+                "showarrow": False,
+                "font": {"size": 11, "color": style.WHITE_LINE},
+            }
+        )
     if note:
         annotations.append(
             {
@@ -165,3 +181,24 @@ def commutation_spec(
         uirevision="commutation",
     )
     return {"data": data, "layout": layout}
+
+
+#: the width of one character of the labels, in pixels (13 px text)
+CHAR_PX = 7.5
+
+
+def _fitted_labels(
+    names: list[str], slot: float, keep: set[int]
+) -> tuple[list[str], list[str], int]:
+    """Labels that do not run into each other at ``slot`` pixels per action: below the
+    actions while they fit; otherwise every n-th action named, below and above in turn,
+    so that two names on one row stand 2n slots apart (the actions in ``keep``, the swap
+    shown, are always named). Returns the labels, their positions and n (0 when every
+    action is named)."""
+    widest = max((len(n) for n in names), default=0) * CHAR_PX
+    if widest <= slot * 0.95:
+        return list(names), ["bottom center"] * len(names), 0
+    every = max(1, math.ceil(widest / (2 * slot * 0.95)))
+    positions = ["top center" if (k // every) % 2 else "bottom center" for k in range(len(names))]
+    labels = [n if k % every == 0 or k in keep else "" for k, n in enumerate(names)]
+    return labels, positions, every if every > 1 else 0

@@ -4,6 +4,7 @@ so in one line, and nothing is left behind."""
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import time
@@ -57,3 +58,31 @@ def test_a_kernel_that_ends_without_stopping_its_cluster_takes_it_along(tmp_path
     folder = Path(started.stdout.strip().splitlines()[-1])
     assert gone(folder)
     assert not folder.exists()
+
+
+def test_a_live_runs_receives_are_named_apart_from_their_sends_and_fit_the_stepper() -> None:
+    from snapshotlib.viz.commutation import CHAR_PX, commutation_spec
+    from snapshotlib.viz.style import FIGURE_WIDTH
+    from snapshotlib.widgets import CommutationStepper
+
+    small = lesson_10.small_check()
+    trace = small.simulator.trace
+    for message, receive in enumerate(trace.received_by):
+        if receive < 0 or trace.messages[message].kind != "app":  # not received, or a marker
+            continue
+        send = trace.messages[message].sent_by
+        assert trace.action_name(receive) == "got-" + trace.action_name(send)
+    stepper = CommutationStepper(small.simulator, small.snapshot_id)
+    spec = commutation_spec(stepper.colouring, stepper.result, 0)
+    actions = spec["data"][0]
+    slot = (FIGURE_WIDTH - 20) / (max(len(actions["x"]), 4) + 1)
+    for row in ("bottom center", "top center"):  # names on one row do not overlap
+        named = [
+            (k, text)
+            for k, (text, where) in enumerate(
+                zip(actions["text"], actions["textposition"], strict=False)
+            )
+            if text and where == row
+        ]
+        for (a, text), (b, _) in itertools.pairwise(named):
+            assert (b - a) * slot >= len(text) * CHAR_PX * 0.9, (row, a, b, text)
