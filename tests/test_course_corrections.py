@@ -201,3 +201,32 @@ def test_no_text_says_a_store_limiting_writes_in_flight_behaves_as_s3() -> None:
     assert (
         "spread the keys over several prefixes" in TEXT["notebooks/10_live_lab_under_failure.ipynb"]
     )
+
+
+# --------------------------------------- exercise 4: a brief the lessons' runs miss
+
+
+def lesson_04_my_run() -> dict[str, object]:
+    """Lesson 04's own execution, as its notebook writes it."""
+    cells = json.loads((ROOT / "notebooks" / "04_dijkstra_proof.ipynb").read_text("utf-8"))
+    code = next(
+        "".join(c["source"]) for c in cells["cells"] if "my_run = {" in "".join(c["source"])
+    )
+    scope: dict[str, object] = {}
+    exec(code.split("\nmine = ")[0], scope)  # the dict alone, not the widget
+    return scope["my_run"]  # type: ignore[return-value]
+
+
+def test_exercise_4s_brief_is_met_by_no_lesson_run_for_most_learners() -> None:
+    from snapshotlib.course.exercises import ex04
+
+    names = ("worked-example", "02-never-occurred", "02-step-by-step", "02-two-snapshots")
+    played = {name: run_scenario(load_scenario(name)) for name in names}
+    played["lesson 04's run"] = ex04.play(lesson_04_my_run())
+    briefs = [ex04.brief(v) for v in range(300)]
+    assert len({str(b) for b in briefs}) == 30  # 3 or 4 processes, initiator, channel
+    for name, sim in played.items():
+        if "s1" not in sim.snapshots():
+            continue
+        met = sum(ex04.brief_problem(sim, b) is None for b in briefs)
+        assert met <= len(briefs) // 10, (name, met)

@@ -2,11 +2,14 @@
 scenario starts with.
 
 The learner writes ``my_scenario``, a run whose Chandy–Lamport snapshot ``s1`` records a
-global state the run never passed through. Every test, public or hidden, plays it with
-:func:`play` first, so they all accept and refuse the same scenarios: one no larger than
-:data:`MAX_PROCESSES` processes, :data:`MAX_STEPS` steps and :data:`MAX_ACTIONS` actions
-(checked before it is played: the tests check every moment of the run), that plays,
-takes its snapshot with Chandy–Lamport and completes ``s1``.
+global state the run never passed through, to a brief of their own (:func:`brief`: the
+processes, who starts ``s1``, and a channel on which it records a message in transit),
+which no run of the lessons meets for most learners and which differs between them.
+Every test, public or hidden, plays it with :func:`play` first, so they all accept and
+refuse the same scenarios: one no larger than :data:`MAX_PROCESSES` processes,
+:data:`MAX_STEPS` steps and :data:`MAX_ACTIONS` actions (checked before it is played: the
+tests check every moment of the run), that plays, takes its snapshot with Chandy–Lamport
+and completes ``s1``.
 
 >>> sim = play({"processes": ["P1", "P2"], "app": "tokens", "initial": {"P1": 2},
 ...             "steps": [{"do": "snapshot", "at": "P1", "id": "s1"}, {"do": "run"}]})
@@ -16,12 +19,13 @@ True
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from .forms import scenario_within
 
 NAME = "04_never_occurred"
-VARIANT = False
+VARIANT = True
 REFUSE: dict[str, tuple[str, ...]] = {}
 
 #: the largest scenario the tests take: they compare every moment of the run
@@ -77,3 +81,51 @@ def play(my_scenario: Any) -> Any:
             "{'do': 'run'} so that every marker arrives"
         )
     return sim
+
+
+def brief(variant: int) -> dict[str, Any]:
+    """What the learner's run must have: exactly these processes, ``s1`` started by the
+    initiator alone, and at least one application message recorded in transit on the
+    channel ``in_transit_on`` (whose ends are neither each other nor the initiator).
+
+    >>> b = brief(7)
+    >>> len(b["processes"]) in (3, 4) and b["initiator"] not in b["in_transit_on"]
+    True
+    """
+    rng = random.Random(f"{NAME}/brief/{variant}")
+    processes = [f"P{k}" for k in range(1, rng.choice((3, 4)) + 1)]
+    initiator, src, dst = rng.sample(processes, 3)
+    return {"processes": processes, "initiator": initiator, "in_transit_on": f"{src}->{dst}"}
+
+
+def brief_text(wanted: dict[str, Any]) -> str:
+    """The brief as the notebook prints it."""
+    return (
+        f"Your run has the processes {', '.join(wanted['processes'])} (channels joining "
+        f"every pair), one snapshot, s1, started by {wanted['initiator']} alone, and s1 "
+        f"records at least one message in transit on {wanted['in_transit_on']}."
+    )
+
+
+def brief_problem(sim: Any, wanted: dict[str, Any]) -> str | None:
+    """What the run ``sim`` (from :func:`play`) does not meet of ``wanted`` (a
+    :func:`brief`), in one sentence; ``None`` when it meets all of it."""
+    processes = list(sim.network.processes)
+    if processes != wanted["processes"]:
+        return (
+            f"your run's processes are {', '.join(processes)}; your brief asks for "
+            f"{', '.join(wanted['processes'])}, in that order"
+        )
+    snapshot = sim.snapshot("s1")
+    if list(snapshot.initiators) != [wanted["initiator"]]:
+        return (
+            f"s1 is started by {', '.join(snapshot.initiators)}; your brief asks for "
+            f"{wanted['initiator']} alone"
+        )
+    channel = wanted["in_transit_on"]
+    if not snapshot.channels.get(channel):
+        return (
+            f"s1 records no message in transit on {channel}: your brief asks for at least "
+            "one there (sent before its sender records, received after its receiver does)"
+        )
+    return None
