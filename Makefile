@@ -122,6 +122,10 @@ test: $(TEST_STAMP)
 
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# the whole course in the file browser (lessons, exercises, examples), opened at lesson
+# 00: a notebook given as an argument would make its folder the root, and the lessons'
+# links to ../exercises/ would lead nowhere
+LAB_FLAGS := --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb
 
 # Lesson 09 runs its sweep on Spark, which needs Java 17; without it the lesson runs the
 # same sweep in-process, so a missing Java is said, not fatal.
@@ -131,7 +135,7 @@ lab: $(COURSE_STAMP)
 		echo "      For Spark install Java 17: Debian/Ubuntu 'sudo apt-get install"; \
 		echo "      openjdk-17-jre-headless', macOS 'brew install openjdk@17', or see README.md."; \
 	fi
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_FLAGS)
 
 bench: $(TEST_STAMP)
 	@set -e; \
