@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +64,27 @@ def processes_using(folder: Path) -> list[int]:
         if str(folder) in cmdline and state != "Z":
             found.append(int(entry.name))
     return found
+
+
+#: a backstop for `live up` to print its banner, not a speed requirement
+UP_BACKSTOP_S = 120.0
+
+
+def start_live_up(folder: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
+    """Start ``snapshotlib live up`` on ``folder`` and read what it prints until its
+    banner ends (the line naming Ctrl-C); the process, still running, and that text."""
+    up = subprocess.Popen(
+        [sys.executable, "-m", "snapshotlib", "live", "up", *options, "--workdir", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert up.stdout is not None
+    printed = []
+    deadline = time.monotonic() + UP_BACKSTOP_S
+    while time.monotonic() < deadline:
+        line = up.stdout.readline()
+        printed.append(line)
+        if "Ctrl-C" in line or not line:
+            break
+    return up, "".join(printed)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from live_support import processes_using, require_live
+from live_support import processes_using, require_live, start_live_up
 
 require_live()
 
@@ -35,34 +35,8 @@ def snapshotlib(*args: str, check: bool = False) -> subprocess.CompletedProcess[
 
 def test_up_trigger_check_status_down(tmp_path: Path) -> None:
     folder = tmp_path / "cluster"
-    up = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "snapshotlib",
-            "live",
-            "up",
-            "--nodes",
-            "3",
-            "--rate",
-            "100",
-            "--workdir",
-            str(folder),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    up, text = start_live_up(folder, "--nodes", "3", "--rate", "100")
     try:
-        assert up.stdout is not None
-        deadline = time.monotonic() + UP_BACKSTOP_S
-        printed = []
-        while time.monotonic() < deadline:
-            line = up.stdout.readline()
-            printed.append(line)
-            if "Ctrl-C" in line or not line:
-                break
-        text = "".join(printed)
         assert "API:   http://127.0.0.1:" in text and "/docs" in text, text
         assert len(processes_using(folder)) == 1 + 1 + 3  # up, the controller, the nodes
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live.live_support import require_live
+from tests.live.live_support import require_live, start_live_up
 
 require_live()
 
@@ -148,23 +148,8 @@ def test_live_up_prints_the_path_a_browser_in_the_session_opens(
     hub_server: Server, tmp_path: Path
 ) -> None:
     folder = tmp_path / "cluster"
-    up = subprocess.Popen(
-        [sys.executable, "-m", "snapshotlib", "live", "up", "--nodes", "3",
-         "--workdir", str(folder)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )  # fmt: skip
+    up, text = start_live_up(folder, "--nodes", "3")
     try:
-        assert up.stdout is not None
-        printed = []
-        deadline = time.monotonic() + START_BACKSTOP_S
-        while time.monotonic() < deadline:
-            line = up.stdout.readline()
-            printed.append(line)
-            if "Ctrl-C" in line or not line:
-                break
-        text = "".join(printed)
         said = re.search(r"in your browser: (/user/ada/proxy/\d+/docs) after the address", text)
         assert said, text
         status, docs = hub_server.get(said[1])
