@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +168,53 @@ def opened_states(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 def figure_states(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The opening states of plotly figure widgets among ``states``."""
     return [s for s in states if "_widget_data" in s]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+#: a backstop for a Jupyter server that never answers, not a speed requirement
+JUPYTER_BACKSTOP_S = 120.0
+
+
+@contextlib.contextmanager
+def jupyter_running(
+    args: Sequence[str], *, cwd: Path, state: Path, ready_url: str, unset: Sequence[str] = ()
+) -> Iterator[None]:
+    """``python -m jupyter ARGS`` in ``cwd``, with its configuration, data and runtime
+    folders under ``state`` (the user's own stay out) and the variables ``unset`` taken
+    out of its environment; returns once ``ready_url`` answers, and stops the server (its
+    whole process group) afterwards."""
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(state / "config"),
+        "JUPYTER_DATA_DIR": str(state / "data"),
+        "JUPYTER_RUNTIME_DIR": str(state / "runtime"),
+    }
+    for name in unset:
+        env.pop(name, None)
+    state.mkdir(parents=True, exist_ok=True)
+    log_path = state / "server.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", *args], cwd=cwd, env=env, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + JUPYTER_BACKSTOP_S
+            while True:
+                assert process.poll() is None, log_path.read_text()
+                assert time.monotonic() < deadline, "the Jupyter server never answered"
+                try:
+                    urllib.request.urlopen(ready_url, timeout=5)
+                    break
+                except (urllib.error.URLError, ConnectionError, OSError):
+                    time.sleep(0.25)
+            yield
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=60)

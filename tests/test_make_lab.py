@@ -9,21 +9,16 @@ import json
 import os
 import secrets
 import shlex
-import signal
-import socket
 import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import free_port, jupyter_running
 
 ROOT = Path(__file__).resolve().parents[1]
-#: a backstop for a server that never answers, not a speed requirement
-START_BACKSTOP_S = 120.0
 
 
 def lab_command() -> list[str]:
@@ -34,25 +29,12 @@ def lab_command() -> list[str]:
     line = next(line for line in shown.splitlines() if "jupyter lab" in line)
     words = shlex.split(line)
     assert words[0].endswith("/jupyter"), line
-    return [sys.executable, "-m", "jupyter", *words[1:]]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    return words[1:]  # after `jupyter`: run with this interpreter's (jupyter_running)
 
 
 @pytest.fixture
 def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    port, token = _free_port(), secrets.token_hex(16)
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-    }
+    port, token = free_port(), secrets.token_hex(16)
     command = [
         *lab_command(),
         "--no-browser",
@@ -65,27 +47,11 @@ def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
     ]
     if "--allow-root" not in command and os.geteuid() == 0:
         command.append("--allow-root")
-    log = (tmp_path / "lab.log").open("wb")
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_BACKSTOP_S
-        while True:
-            assert process.poll() is None, (tmp_path / "lab.log").read_text()
-            assert time.monotonic() < deadline, "JupyterLab never answered"
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5)
-                break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                time.sleep(0.25)
+    with jupyter_running(
+        command, cwd=ROOT, state=tmp_path, ready_url=f"{base}/api/status?token={token}"
+    ):
         yield base, token
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=60)
-        log.close()
 
 
 class _Stay(urllib.request.HTTPRedirectHandler):

@@ -9,14 +9,10 @@ their OpenAPI document and the cluster's state through the server, with its toke
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -25,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.live.live_support import require_live, start_live_up
+from tests.support import free_port, jupyter_running
 
 require_live()
 
@@ -32,15 +29,6 @@ from snapshotlib.live import LiveCluster  # noqa: E402
 from snapshotlib.live.hub import NO_PROXY_NOTE, browser_address, proxied_path  # noqa: E402
 
 PREFIX = "/user/ada/"
-#: a backstop for a server that never answers, not a speed requirement
-START_BACKSTOP_S = 120.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -75,53 +63,19 @@ def hub_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Serv
     """A Jupyter server at ``/user/ada/`` with this environment's extensions, and the
     variable a hub's single-user server sets, for the cluster started next to inherit."""
     monkeypatch.setenv("JUPYTERHUB_SERVICE_PREFIX", PREFIX)
-    port, token = _free_port(), secrets.token_hex(16)
-    state = tmp_path / "jupyter"
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(state / "config"),
-        "JUPYTER_DATA_DIR": str(state / "data"),
-        "JUPYTER_RUNTIME_DIR": str(state / "runtime"),
-    }
-    env.pop("JUPYTERHUB_SERVICE_PREFIX")  # a plain server: no hub to authenticate with
-    log = (tmp_path / "server.log").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "server",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            f"--ServerApp.base_url={PREFIX}",
-            f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={tmp_path}",
-            "--ServerApp.open_browser=False",
-            "--ServerApp.allow_root=True",
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    port, token = free_port(), secrets.token_hex(16)
     server = Server(port, token)
-    try:
-        deadline = time.monotonic() + START_BACKSTOP_S
-        while not (_listening(port) and server.get(f"{PREFIX}api/status")[0] == 200):
-            assert process.poll() is None, (tmp_path / "server.log").read_text()
-            assert time.monotonic() < deadline, "the Jupyter server never answered"
-            time.sleep(0.25)
+    with jupyter_running(
+        ["server", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         "--ServerApp.port_retries=0", f"--ServerApp.base_url={PREFIX}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
+         "--ServerApp.open_browser=False", "--ServerApp.allow_root=True"],
+        cwd=tmp_path,
+        state=tmp_path / "jupyter",
+        ready_url=f"{server.base}{PREFIX}api/status?token={token}",
+        unset=["JUPYTERHUB_SERVICE_PREFIX"],  # a plain server: no hub to authenticate with
+    ):  # fmt: skip
         yield server
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=60)
-        log.close()
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_the_api_pages_open_through_the_sessions_jupyter_server(
