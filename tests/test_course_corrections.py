@@ -135,7 +135,7 @@ def test_partial_order_reduction_is_justified_by_commuting_independent_actions()
 def test_at_least_once_on_a_cycle_is_said_to_differ_from_flinks() -> None:
     # the engine's at-least-once logs its back edges as the other variants do
     assert "at-least-once" in lesson_07.recorders(lesson_07.CYCLIC, seeds=[0])
-    said = lesson_07.check_in_flight({"aligned"}, cyclic=True).answer or ""
+    said = lesson_07.check_in_flight({"aligned"}, job="cyclic").answer or ""
     assert "Flink's at-least-once mode logs no back edge" in said
     assert "Flink's at-least-once mode logs none" in TEXT["notebooks/07a_barrier_snapshots.ipynb"]
 

@@ -31,6 +31,7 @@ from ..dataflow_text import flow_text, recorded_table, recorded_text, story, sto
 from ..sizing import Sizing
 from .text import (
     BACKPRESSURE_METRICS,
+    CHAIN,
     CYCLIC,
     DAG,
     DESIGN_TABLE,
@@ -55,6 +56,7 @@ from .unbounded import Outgrown, recording_outgrows_its_channel
 
 __all__ = [
     "BACKPRESSURE_METRICS",
+    "CHAIN",
     "CYCLIC",
     "DAG",
     "DESIGN_TABLE",

@@ -21,6 +21,11 @@ from ..tables import Table
 DAG = word_count(sources=2, counters=2, records=20, keys=8)
 
 
+#: lesson 07a's first try-it: the simplest job, a chain S1 -> C1 -> K, every operator
+#: with one input
+CHAIN = word_count(sources=1, counters=1, records=20, keys=8)
+
+
 #: the lesson's cyclic job: records go round the loop L -> H until their hops are used
 CYCLIC = iteration()
 

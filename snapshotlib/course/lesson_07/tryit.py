@@ -4,13 +4,13 @@ the learner's answer, and returns a Feedback.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from ...dataflow import VARIANTS, Dataflow
+from ...dataflow import VARIANTS
 from .. import sizing
 from ..feedback import Feedback, is_blank, no_answer_yet
 from ..sizing import Sizing
-from .text import CYCLIC, DAG, TRY_IT, count_of, recorders
+from .text import CHAIN, CYCLIC, DAG, TRY_IT, count_of, recorders
 
 #: hints that point at the reasoning, never at a variant's name
 _MISSING = (
@@ -28,6 +28,13 @@ _EXTRA = (
 )
 
 
+_CHAIN = (
+    "On a chain every operator has one input, so its first barrier (or marker) is also its "
+    "last. What is left to store between them, and what happens to the records queued on "
+    "its output when the barrier goes on?"
+)
+
+
 _CYCLE = (
     "On a cycle an operator cannot wait for the barrier on its back edge: that barrier "
     "comes round only after the operator has sent its own. What happens to the records "
@@ -35,16 +42,24 @@ _CYCLE = (
 )
 
 
-def _in_flight_answer(flow: Dataflow, expected: set[str], cyclic: bool) -> str:
+def _in_flight_answer(expected: set[str], job: str) -> str:
     names = ", ".join(v for v in VARIANTS if v in expected)
     others = ", ".join(v for v in VARIANTS if v not in expected)
-    if cyclic:
+    if job == "cyclic":
         return (
             f"{names}: every variant stores the records that arrive on the back edge L->H "
             "after its operator recorded its state, until the barrier comes round. For "
             "at-least-once that is this engine's choice, the ABS paper's way with cycles: "
             "Flink's at-least-once mode logs no back edge, and a failure loses the records "
             "that were on the loop."
+        )
+    if job == "chain":
+        return (
+            f"{names}. Every operator of a chain has one input, so its first marker is also "
+            "its last: Chandy-Lamport has no input left to record, aligned barriers have "
+            "nothing to wait for, and at-least-once has no barrier to cross. Unaligned "
+            "barriers still overtake the records queued on each operator's output, and "
+            f"those are stored. {others} store operator state only."
         )
     return (
         f"{names}. Chandy-Lamport stores what arrives on an input between its operator's "
@@ -55,9 +70,14 @@ def _in_flight_answer(flow: Dataflow, expected: set[str], cyclic: bool) -> str:
     )
 
 
-def check_in_flight(answer: Any, cyclic: bool = False) -> Feedback:
-    """Which variants store records in flight on the lesson's job (``cyclic``: on the
-    cyclic one)? ``answer`` is a set (or list) of names from ``VARIANTS``.
+#: the jobs a try-it asks about: the lesson's two-source job, a chain, the cyclic job
+JOBS = {"dag": (DAG, "job"), "chain": (CHAIN, "chain"), "cyclic": (CYCLIC, "cyclic job")}
+
+
+def check_in_flight(answer: Any, job: Literal["dag", "chain", "cyclic"] = "dag") -> Feedback:
+    """Which variants store records in flight on one of the lesson's jobs (:data:`JOBS`:
+    the two-source job ``DAG``, the ``CHAIN`` S1 -> C1 -> K, the ``CYCLIC`` one)?
+    ``answer`` is a set (or list) of names from ``VARIANTS``.
 
     A wrong set is told how many variants are missing or extra, and where to look; the
     names are in the folded answer only.
@@ -66,8 +86,7 @@ def check_in_flight(answer: Any, cyclic: bool = False) -> Feedback:
     >>> feedback.ok, feedback.message
     (False, 'Not quite: one variant that stores records in flight is missing.')
     """
-    flow = CYCLIC if cyclic else DAG
-    job = "cyclic job" if cyclic else "job"
+    flow, where = JOBS[job]
     if is_blank(answer):
         return no_answer_yet(
             hint=f"Name the variants, e.g. {{'aligned'}}: any of {', '.join(VARIANTS)}."
@@ -93,8 +112,8 @@ def check_in_flight(answer: Any, cyclic: bool = False) -> Feedback:
     if names == expected:
         return Feedback(
             True,
-            f"Right: on the {job}, {', '.join(v for v in VARIANTS if v in expected)} store "
-            "records in flight; "
+            f"Right: on the {where}, {', '.join(v for v in VARIANTS if v in expected)} "
+            f"store{'s' if len(expected) == 1 else ''} records in flight; "
             + (
                 "the others store operator state only."
                 if expected != set(VARIANTS)
@@ -112,13 +131,16 @@ def check_in_flight(answer: Any, cyclic: bool = False) -> Feedback:
     if extra:
         parts.append(
             f"{count_of(len(extra), 'variant')} in your set store{'s' if len(extra) == 1 else ''}"
-            f" none on the {job}"
+            f" none on the {where}"
         )
     text = "; ".join(parts).replace("1 variant", "one variant")
-    hint = (_CYCLE if cyclic else _MISSING) if missing else _EXTRA
-    return Feedback(
-        False, f"Not quite: {text}.", hint, answer=_in_flight_answer(flow, expected, cyclic)
-    )
+    if job == "chain":
+        hint = _CHAIN
+    elif missing:
+        hint = _CYCLE if job == "cyclic" else _MISSING
+    else:
+        hint = _EXTRA
+    return Feedback(False, f"Not quite: {text}.", hint, answer=_in_flight_answer(expected, job))
 
 
 def check_node_buffer(answer: Any, system: Sizing = TRY_IT) -> Feedback:
