@@ -35,14 +35,18 @@ True
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+from ...model import Network
+from ...workloads import random_strongly_connected
 from .runs import capped as _capped
 from .runs import simulate as _simulate
 from .runs import where as _where
 
 NAME = "02_marker_rules"
-VARIANT = False
+#: question 2 (how many markers) is about a network of the learner's own
+VARIANT = True
 REFUSE: dict[str, tuple[str, ...]] = {
     "MarkerRules": (
         "snapshotlib.algorithms.chandy_lamport:ChandyLamport",
@@ -67,6 +71,21 @@ _FIRST_MARKER = (
     "on its first marker (the process is not yet in record.red_from) a process records, "
     "as an initiator does: call self.record_and_send_markers"
 )
+
+
+def marker_question(variant: int) -> tuple[Network, list[str]]:
+    """Question 2's network for a learner's variant and the processes that start ``s1``
+    (two or three, one right after the other): 4 to 6 processes, a random ring of
+    channels plus 1 to 7 more.
+
+    >>> net, initiators = marker_question(7)
+    >>> 4 <= len(net.processes) <= 6 and len(initiators) in (2, 3)
+    True
+    """
+    rng = random.Random(f"{NAME}/markers/{variant}")
+    n = rng.randint(4, 6)
+    net = random_strongly_connected(n, extra_edges=rng.randint(1, 7), seed=rng.randrange(10**6))
+    return net, sorted(rng.sample(list(net.processes), rng.choice((2, 3))))
 
 
 def run_recipe(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
