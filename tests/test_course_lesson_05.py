@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -169,11 +170,58 @@ def test_a_run_built_in_the_explorer_is_checked_without_changing_it():
     assert sim.time == before  # the learner's run is replayed, not finished in place
 
 
-def test_the_lesson_states_its_goal_and_time_at_the_top():
+def test_each_part_of_the_lesson_states_its_goal_at_the_top():
     from tryit_support import goal_and_minutes, load
 
-    goal, minutes = goal_and_minutes(load("05_fifo_matters"))
-    assert "reorder" in goal and minutes <= 45
+    assert "reorder" in goal_and_minutes(load("05a_fifo_matters"))[0]
+    assert "reorder" in goal_and_minutes(load("05b_without_fifo"))[0]
+
+
+#: per try-it of lesson 05b, texts that would give its answer away (regular expressions)
+TELLTALES_05B = {
+    "lai_yang_record": [r"`early` went into the channel's state", r"\['early'\]",
+                        r"Both snapshots hold\s+exactly 2 tokens"],
+}  # fmt: skip
+
+
+def test_lesson_05b_s_try_it_is_not_given_away_before_it_or_right_after_it():
+    from tryit_support import find_try_it, given_away, load, try_it_variables
+
+    lesson = load("05b_without_fifo")
+    assert try_it_variables(lesson) == list(TELLTALES_05B)
+    found = find_try_it(lesson, "lai_yang_record")
+    assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
+    assert given_away(found, TELLTALES_05B["lai_yang_record"]) == []
+
+
+def test_the_05b_telltales_would_catch_the_answer_where_the_lesson_or_its_check_gives_it():
+    from tryit_support import load, shown
+
+    from snapshotlib.course.lesson_05 import check_lai_yang_record
+
+    right = check_lai_yang_record({"P2": 0, "P1->P2": ["early"]})
+    assert right.ok
+    text = "\n".join(shown(c) for c in load("05b_without_fifo")["cells"]) + right.message
+    assert all(re.search(p, text) for p in TELLTALES_05B["lai_yang_record"])
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [{"P2": 0, "P1->P2": []}, {"P2": 1, "P1->P2": ["early"]}, {"P2": 0, "P1->P2": "early"}],
+)
+def test_a_wrong_lai_yang_prediction_gets_a_hint_and_the_answer_only_folded(answer):
+    from snapshotlib.course.lesson_05 import check_lai_yang_record
+
+    fb = check_lai_yang_record(answer)
+    assert not fb.ok and fb.hint and "['early']" in fb.answer
+    assert "early" not in fb.message and "early" not in fb.hint
+
+
+def test_a_lai_yang_prediction_in_the_wrong_shape_says_what_shape_is_wanted():
+    from snapshotlib.course.lesson_05 import check_lai_yang_record
+
+    fb = check_lai_yang_record([0, ["early"]])
+    assert not fb.ok and 'keys "P2" and "P1->P2"' in fb.message and not fb.answer
 
 
 def test_the_checks_table_gives_each_verdict_and_the_diagnosis_of_a_break():

@@ -448,14 +448,18 @@ TELLTALES = {
 def test_the_lessons_try_its_are_the_ones_checked_here() -> None:
     from tryit_support import load, try_it_variables
 
-    assert try_it_variables(load("06_stable_predicates")) == list(TELLTALES)
+    found = try_it_variables(load("06a_stable_predicates")) + try_it_variables(
+        load("06b_lattice_of_cuts")
+    )
+    assert found == list(TELLTALES)
 
 
 @pytest.mark.parametrize("variable", list(TELLTALES))
 def test_no_try_it_is_given_away_before_it_or_right_after_it(variable: str) -> None:
     from tryit_support import find_try_it, given_away, load
 
-    found = find_try_it(load("06_stable_predicates"), variable)
+    lesson = "06b_lattice_of_cuts" if variable == "p1_p3_empty" else "06a_stable_predicates"
+    found = find_try_it(load(lesson), variable)
     assert "no answer yet" in found.placeholder.lower() and "Hint:" in found.placeholder
     assert given_away(found, TELLTALES[variable]) == []
 
@@ -477,7 +481,8 @@ def test_the_telltales_would_catch_each_answer_where_the_lesson_or_its_check_giv
             cut_lattice(run_scenario(load_scenario("06-tokens-lattice"))), "definitely"
         ),
     }
-    text = "\n".join(shown(c) for c in load("06_stable_predicates")["cells"])
+    cells = load("06a_stable_predicates")["cells"] + load("06b_lattice_of_cuts")["cells"]
+    text = "\n".join(shown(c) for c in cells)
     for variable, patterns in TELLTALES.items():
         assert right[variable].ok, variable
         seen = text + "\n" + right[variable].message + "\n" + (right[variable].answer or "")

@@ -23,8 +23,10 @@ LESSONS = [
     "02_chandy_lamport",
     "03_worked_example",
     "04_dijkstra_proof",
-    "05_fifo_matters",
-    "06_stable_predicates",
+    "05a_fifo_matters",
+    "05b_without_fifo",
+    "06a_stable_predicates",
+    "06b_lattice_of_cuts",
     "07a_barrier_snapshots",
     "07b_measuring_tradeoffs",
     "08_failures_and_recovery",
@@ -34,8 +36,9 @@ LESSONS = [
 #: pages every lesson may link to; not lessons (no number, no try-it)
 REFERENCE = ["errata", "glossary"]
 #: lessons whose summary links the glossary and the errata
-LINKED = ["05_fifo_matters", "07a_barrier_snapshots", "07b_measuring_tradeoffs",
-          "08_failures_and_recovery", "09_cost_at_scale", "10_live_lab_under_failure"]  # fmt: skip
+LINKED = ["05a_fifo_matters", "05b_without_fifo", "07a_barrier_snapshots",
+          "07b_measuring_tradeoffs", "08_failures_and_recovery", "09_cost_at_scale",
+          "10_live_lab_under_failure"]  # fmt: skip
 MAX_BYTES = 400_000
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 

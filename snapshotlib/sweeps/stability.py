@@ -4,7 +4,7 @@
 application and compares what each said (termination, deadlock) with the true state
 when it began and when it completed (:mod:`~snapshotlib.checks.true_state`): a stable
 predicate found in a snapshot must hold at its end, and one that held at its start
-must be found. Lesson 06 shows the figures (``snapshotlib.course.lesson_06``).
+must be found. Lesson 06a shows the figures (``snapshotlib.course.lesson_06``).
 """
 
 from __future__ import annotations

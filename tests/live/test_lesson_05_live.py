@@ -1,4 +1,4 @@
-"""Lesson 05's run on real processes: markers in band give right snapshots, out of band
+"""Lesson 05b's run on real processes: markers in band give right snapshots, out of band
 wrong ones, and without the live extra the lesson says what to install."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ channel, and a red message either accepted in a white action or recorded in tran
 every message that spoils its snapshot and how; :func:`to_blame` is the truth the tests
 use. The scenario document (:func:`scenario_of`) is for the tests.
 
-Questions 2 and 3 are practice (they earn no points): lesson 05's diagnosis answers them
+Questions 2 and 3 are practice (they earn no points): lesson 05a's diagnosis answers them
 in a single call, which a learner can make in another notebook, so nothing here is
 refused. Their tests read the answers with :func:`read_blamed` and
 :func:`~.forms.whole_number`, public and hidden alike. :func:`play`, which every test of
@@ -39,7 +39,7 @@ from .forms import scenario_within, shown
 NAME = "06_break_it"
 VARIANT = True
 
-#: nothing is refused: questions 2 and 3 are practice (lesson 05's diagnosis answers them
+#: nothing is refused: questions 2 and 3 are practice (lesson 05a's diagnosis answers them
 #: in a single call, which a learner can make in another notebook)
 REFUSE: dict[str, tuple[str, ...]] = {}
 
@@ -131,7 +131,7 @@ def recorded_tokens(sim: Simulator, snapshot_id: str = "s1") -> int:
 
 def to_blame(sim: Simulator, snapshot_id: str = "s1") -> dict[str, str]:
     """Every application message that spoils snapshot ``snapshot_id``, by name, and how:
-    :data:`RED_IN_WHITE`, :data:`RED_RECORDED` or :data:`MISSED` (lesson 05)."""
+    :data:`RED_IN_WHITE`, :data:`RED_RECORDED` or :data:`MISSED` (lesson 05a)."""
     trace, snap = sim.trace, sim.snapshot(snapshot_id)
     recorded = {m.id for msgs in snap.channels.values() for m in msgs}
     col = colouring(sim, snapshot_id)
@@ -151,7 +151,7 @@ def to_blame(sim: Simulator, snapshot_id: str = "s1") -> dict[str, str]:
 
 def read_blamed(answer: Any, what: str = "blamed") -> dict[str, str]:
     """The messages to blame and how (question 2): a non-empty dict from message names
-    (strings) to ways, each written as lesson 05's constant (``RED_IN_WHITE``, the value
+    (strings) to ways, each written as lesson 05a's constant (``RED_IN_WHITE``, the value
     the notebook imports) or as its name in quotes (``"RED_IN_WHITE"``); the ways as the
     constants' values. AssertionError saying what to write otherwise.
 

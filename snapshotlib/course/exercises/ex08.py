@@ -3,7 +3,7 @@ they come from, and the run of question 3.
 
 A **collected snapshot** is what an initiator holds: the list of every process and the
 *parts* that have reached it so far. A process's part is its recorded state and the
-recorded states of the channels leading *to* it (lesson 06)::
+recorded states of the channels leading *to* it (lesson 06a)::
 
     {"processes": ["P1", "P2", "P3"],
      "parts": {"P1": {"passive": False, "waiting_for": ["P2"],

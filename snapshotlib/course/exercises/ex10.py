@@ -12,19 +12,19 @@ the sweep point (README, "Sweeps") of one measurement, for
 recording ends before it does, and messages take one tick.
 
 Question 1 (the model, ``ring_bytes``) is graded, and may not run the engine. Question 2
-(what the learner measured) is practice and earns no points: one call of the engine
-answers it. Its tests read the answers with :func:`read_measured` and
-:func:`read_slope`, public and hidden alike.
+is practice and earns no points: the largest marker delay at which the ring's snapshot
+stays within a memory budget of the learner's own (:func:`budget`), found with the model
+and checked by the two runs either side of it. Its tests read the answer with
+:func:`read_delay`.
 
 >>> sorted(config(7))
-['delays', 'message_bytes', 'rate', 'size']
+['budget', 'delays', 'message_bytes', 'rate', 'size']
 >>> point(7, config(7)["delays"][0])["topology"]
 'ring'
 """
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any
 
@@ -49,14 +49,21 @@ REFUSE: dict[str, tuple[str, ...]] = {"ring_bytes": _MEASURE}
 
 def config(variant: int) -> dict[str, Any]:
     """The learner's ring: ``size`` processes, ``rate`` messages each sends per tick,
-    ``message_bytes`` each, and the three marker ``delays`` (ticks) to measure at."""
+    ``message_bytes`` each, the three marker ``delays`` (ticks) to measure at, and the
+    ``budget``: the bytes a snapshot may record (question 2).
+
+    The budget lies between what the ring records at a marker delay of 12 to 30 ticks
+    and at one tick more, so that one delay is the answer and it is none of the three
+    measured ones."""
     rng = random.Random(f"{NAME}/{variant}")
-    return {
-        "size": rng.randint(3, 8),
-        "rate": rng.randint(1, 4),
-        "message_bytes": rng.choice([100, 150, 200, 250, 400, 500]),
-        "delays": sorted(rng.sample(range(1, 11), 3)),
-    }
+    size, rate = rng.randint(3, 8), rng.randint(1, 4)
+    message_bytes = rng.choice([100, 150, 200, 250, 400, 500])
+    delays = sorted(rng.sample(range(1, 11), 3))
+    per_tick = rate * message_bytes * (size - 1)  # what one more tick of delay adds
+    at_answer = rate * message_bytes * ((size - 1) * rng.randint(12, 30) + 1)
+    budget = at_answer + rng.randrange(0, per_tick, 50)
+    return {"size": size, "rate": rate, "message_bytes": message_bytes, "delays": delays,
+            "budget": budget}  # fmt: skip
 
 
 def ring_point(size: int, rate: int, message_bytes: int, marker_delay: int) -> dict[str, Any]:
@@ -91,57 +98,32 @@ def describe(variant: int) -> str:
         f"process sends {c['rate']} message{'s' * (c['rate'] != 1)} per tick to the next, "
         f"each {c['message_bytes']} bytes; a message takes 1 tick. One process starts a "
         f"Chandy–Lamport snapshot; each marker takes the marker delay to cross a channel. "
-        f"Marker delays to measure at: {delays} ticks."
+        f"Marker delays to measure at: {delays} ticks. Memory budget for one snapshot: "
+        f"{c['budget']:,} bytes."
     )
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def read_delay(answer: Any, what: str = "max_delay") -> int:
+    """The learner's largest marker delay (question 2): a whole number of ticks, at least
+    1; AssertionError saying what to write otherwise.
 
-
-def read_measured(answer: Any, variant: int, what: str = "measured") -> dict[int, float]:
-    """What the learner measured (question 2): a dict whose keys are exactly their
-    ``delays`` (whole numbers), each to a number of bytes; AssertionError saying what to
-    write otherwise.
-
-    >>> delays = config(7)["delays"]
-    >>> read_measured(dict.fromkeys(delays, 1000), 7) == dict.fromkeys(delays, 1000)
-    True
-    >>> read_measured({**dict.fromkeys(delays, 1000), 99: 0}, 7)  # doctest: +ELLIPSIS
+    >>> read_delay(17)
+    17
+    >>> read_delay(17.0)
+    17
+    >>> read_delay("17")
     Traceback (most recent call last):
-    AssertionError: measured is {...}: write a dict from each of your delays [...] to the bytes ...
+    AssertionError: max_delay is '17': write a whole number of ticks, e.g. 12
     """
-    delays = config(variant)["delays"]
-    keys = list(answer) if isinstance(answer, dict) else []
-    if not (
-        isinstance(answer, dict)
-        and all(is_whole(k) for k in keys)
-        and sorted(int(k) for k in keys) == delays
-    ):
-        raise AssertionError(
-            f"{what} is {shown(answer)}: write a dict from each of your delays {delays} to the "
-            "bytes recorded at it, and nothing else"
-        )
-    for d, value in answer.items():
-        if not _number(value):
-            raise AssertionError(
-                f"{what}[{d!r}] is {value!r}: write the number of bytes recorded, e.g. 1200"
-            )
-    return {int(d): value for d, value in answer.items()}
+    if not (is_whole(answer) and answer >= 1):
+        raise AssertionError(f"{what} is {shown(answer)}: write a whole number of ticks, e.g. 12")
+    return int(answer)
 
 
-def read_slope(answer: Any, what: str = "slope") -> float:
-    """The slope the learner measured (question 2): a finite number; AssertionError
-    saying what to write otherwise.
+def within_budget(variant: int, marker_delay: int) -> tuple[int, bool]:
+    """What the learner's ring records at ``marker_delay`` (a run of the engine), and
+    whether that is within their budget."""
+    from ...sweeps.execute import run_point
 
-    >>> read_slope(8000)
-    8000
-    >>> read_slope("8000")
-    Traceback (most recent call last):
-    AssertionError: slope is '8000': write a number of bytes per tick, e.g. 1200
-    """
-    if not _number(answer):
-        raise AssertionError(
-            f"{what} is {shown(answer)}: write a number of bytes per tick, e.g. 1200"
-        )
-    return answer  # type: ignore[no-any-return]
+    recorded = int(run_point(point(variant, marker_delay))["recorded_bytes"])
+    return recorded, recorded <= config(variant)["budget"]

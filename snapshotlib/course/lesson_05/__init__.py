@@ -1,4 +1,5 @@
-"""Lesson 05, why FIFO matters: what went wrong in a broken snapshot, and the try-it check.
+"""Lessons 05a and 05b, why FIFO matters and snapshots without it: what went wrong in a
+broken snapshot, and the try-it checks.
 
 On a non-FIFO channel a message and a marker can swap places, and the marker algorithm
 breaks in one of three ways:
@@ -41,7 +42,7 @@ from .text import (
     steps_table,
     tally,
 )
-from .tryit import check_breaking_run
+from .tryit import check_breaking_run, check_lai_yang_record
 
 __all__ = [
     "MISSED",
@@ -49,6 +50,7 @@ __all__ = [
     "RED_RECORDED",
     "Break",
     "check_breaking_run",
+    "check_lai_yang_record",
     "checks_table",
     "compare_marker_transports",
     "diagnose",

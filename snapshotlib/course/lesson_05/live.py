@@ -1,4 +1,4 @@
-"""Lesson 05 on real processes: the live lab's snapshots with markers in band and out of band.
+"""Lesson 05b on real processes: the live lab's snapshots with markers in band and out of band.
 
 :func:`compare_marker_transports` starts a small live cluster (OS processes speaking
 gRPC, :mod:`snapshotlib.live`) once with every marker on its channel's ordered stream

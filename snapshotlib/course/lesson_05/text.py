@@ -1,4 +1,4 @@
-"""Lesson 05 in words: what broke in a non-FIFO snapshot (diagnose), the run narrated, the
+"""Lessons 05a and 05b in words: what broke in a non-FIFO snapshot (diagnose), the run narrated, the
 tally over many runs. Built from runs of the engine and deterministic, so the notebook
 can compare what it prints with its stored output.
 """

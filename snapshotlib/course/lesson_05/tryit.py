@@ -1,5 +1,5 @@
-"""Lesson 05's try-it checker: the learner's own run that breaks Chandy–Lamport on non-FIFO
-channels.
+"""The try-it checkers of lessons 05a (the learner's own run that breaks Chandy–Lamport
+on non-FIFO channels) and 05b (what Lai–Yang records).
 """
 
 from __future__ import annotations
@@ -152,3 +152,56 @@ _HINTS = {
         "message."
     ),
 }
+
+
+#: lesson 05b's try-it: the run in which the marker overtakes the token sent before it
+COUNTED_RUN = "05-marker-overtakes-message"
+
+
+def check_lai_yang_record(answer: Any) -> Feedback:
+    """What Lai–Yang records on the run where the marker overtakes a white message.
+
+    ``answer`` is ``{"P2": tokens P2 records, "P1->P2": [labels of the messages
+    recorded on the channel]}``. The run is played under
+    :class:`~snapshotlib.algorithms.lai_yang.LaiYang`, and the answer compared with
+    what it recorded.
+
+    >>> print(check_lai_yang_record({"P2": 0, "P1->P2": []}))  # doctest: +ELLIPSIS
+    ✗ What Lai–Yang records: not quite. Hint: ...
+    """
+    from ...algorithms.lai_yang import LaiYang
+    from ...formats.scenario import load_scenario
+    from .text import run_with
+
+    what = "What Lai–Yang records"
+    hint = (
+        "P1 sent one token before it recorded. What number does its marker on P1->P2 "
+        "carry, and how long does P2 then keep recording that channel?"
+    )
+    if is_blank(answer):
+        return no_answer_yet(what, 'Write {"P2": a number, "P1->P2": [message labels]}.')
+    if not isinstance(answer, Mapping) or set(answer) != {"P2", "P1->P2"}:
+        return Feedback(
+            False,
+            f'{what}: write a dict with the keys "P2" and "P1->P2", not {answer!r}.',
+            'For example {"P2": 1, "P1->P2": ["x"]}.',
+        )
+    snapshot = run_with(load_scenario(COUNTED_RUN), LaiYang()).snapshot("s1")
+    recorded = {
+        "P2": snapshot.processes["P2"].state,
+        "P1->P2": [m.label for m in snapshot.channels["P1->P2"]],
+    }
+    labels = answer["P1->P2"]
+    given = {
+        "P2": answer["P2"],
+        "P1->P2": list(labels) if isinstance(labels, list | tuple) else labels,
+    }
+    reveal = (
+        f"P2 records {recorded['P2']} tokens when the marker arrives, but the marker says "
+        "one white message was sent on P1->P2 before it, so P2 goes on recording the "
+        f"channel until that message has come: the channel holds {recorded['P1->P2']}. "
+        "With P1's 1 token that is all 2 tokens."
+    )
+    if given == recorded:
+        return Feedback(True, f"{what}: right. {reveal}")
+    return Feedback(False, f"{what}: not quite.", hint, reveal)

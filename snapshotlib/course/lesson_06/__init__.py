@@ -1,4 +1,5 @@
-"""Lesson 06, stable predicates: what the initiator can decide from a snapshot.
+"""Lessons 06a and 06b, stable predicates and the lattice of cuts: what the initiator can
+decide from a snapshot.
 
 The lesson evaluates three stable predicates on recorded snapshots (token
 conservation, termination, deadlock; see :mod:`snapshotlib.checks.predicates`), shows

@@ -1,4 +1,4 @@
-"""Lesson 06 in words: snapshots and true states, how the parts reach the initiator,
+"""Lessons 06a and 06b in words: snapshots and true states, how the parts reach the initiator,
 timelines, cuts and paths of the lattice. Built from runs of the engine and
 deterministic, so the notebook can compare what it prints with its stored output.
 """

@@ -1,5 +1,5 @@
-"""Lesson 06's try-it checkers: each takes a run (the lesson's, or the learner's own) and
-the learner's answer, and returns a Feedback.
+"""The try-it checkers of lessons 06a and 06b: each takes a run (the lesson's, or the
+learner's own) and the learner's answer, and returns a Feedback.
 """
 
 from __future__ import annotations
