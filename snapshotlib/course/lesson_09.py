@@ -15,8 +15,8 @@ slope (:func:`model_slope`) and the table comparing both (:func:`model_table`).
 (3.0, 2.0)
 >>> model_slope(rate=2, message_bytes=200)
 400.0
->>> print(check_node_buffer(195_000_000).message.split(":")[0])
-Right, for the initiator
+>>> print(check_failure_kinds([], None))  # doctest: +ELLIPSIS
+✗ The failures this grid can show: no answer yet. Hint: ...
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ from typing import Any
 
 from ..spark.anywhere import SweepRun, run_sweep_anywhere, start_spark
 from ..sweeps.config import Sweep
-from . import sizing
-from .feedback import Feedback
+from .feedback import Feedback, is_blank, no_answer_yet
+from .lesson_05 import MISSED, RED_IN_WHITE, RED_RECORDED
 from .sizing import Sizing
 from .tables import Table
 
 __all__ = [
     "DESIGN_CLUSTER",
     "SWEEP_TOML",
-    "TRY_IT",
     "SweepRun",
-    "check_node_buffer",
+    "check_failure_kinds",
+    "failure_kinds",
     "fit_line",
     "inconsistency_rates",
     "mean_by",
@@ -90,8 +90,6 @@ marker_delay = 1
 
 #: the system-design lesson's cluster: 100 nodes, 50,000 messages/s of 200 B, 2 s delay
 DESIGN_CLUSTER = Sizing(nodes=100, rate=50_000, record_bytes=200, delay=2)
-#: the try-it's cluster
-TRY_IT = Sizing(nodes=40, rate=10_000, record_bytes=1_000, delay=0.5)
 
 
 def mean_by(
@@ -160,14 +158,78 @@ def inconsistency_rates(
     return dict(sorted(out.items()))
 
 
-def check_node_buffer(answer: Any) -> Feedback:
-    """The try-it: the bytes one node of :data:`TRY_IT` records while its markers are
-    held up, by the model; the initiator's figure and another node's are both right.
+def failure_kinds(rows: Iterable[Mapping[str, Any]] | Any) -> set[str]:
+    """Lesson 05a's kinds of failure among the broken Chandy–Lamport snapshots of the
+    reordering grid (``rate`` 0.1, non-FIFO), read off the result rows (a pandas frame
+    or mappings): an inconsistent cut is a red message accepted in a white action, a
+    message "missing from the recorded state" a white message missed, and a message
+    recorded that "was not in transit" a red message recorded in transit."""
+    records = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
+    kinds = set()
+    for r in records:
+        if r["algorithm"] != "chandy-lamport" or r["rate"] != 0.1 or r["fifo"]:
+            continue
+        if r["consistent"]:
+            continue
+        if not r["consistent_cut"]:
+            kinds.add(RED_IN_WHITE)
+        elif "missing from the recorded state" in str(r["reason"]):
+            kinds.add(MISSED)
+        else:
+            kinds.add(RED_RECORDED)
+    return kinds
 
-    >>> print(check_node_buffer(195))
-    ✗ 195 looks like megabytes. Hint: Answer in bytes, not megabytes.
-    """
-    return sizing.check_node_buffer(answer, TRY_IT)
+
+_KINDS = (RED_IN_WHITE, RED_RECORDED, MISSED)
+_KIND_NAMES = {RED_IN_WHITE: "RED_IN_WHITE", RED_RECORDED: "RED_RECORDED", MISSED: "MISSED"}
+
+
+def check_failure_kinds(rows: Iterable[Mapping[str, Any]] | Any, answer: Any) -> Feedback:
+    """The try-it: which of lesson 05a's failures can the reordering grid's broken
+    snapshots show, where every marker is as fast as the fastest message? Checked
+    against the kinds the sweep's ``rows`` show (:func:`failure_kinds`)."""
+    what = "The failures this grid can show"
+    if is_blank(answer):
+        return no_answer_yet(what, "Write a set of lesson 05a's names, e.g. {RED_RECORDED}.")
+    if isinstance(answer, str):
+        answer = {answer}
+    try:
+        names = set(answer)
+    except TypeError:
+        return Feedback(
+            False,
+            f"{what}: {answer!r} is not a set of failures.",
+            "Write a set such as {RED_IN_WHITE, MISSED}.",
+        )
+    unknown = sorted(str(n) for n in names if n not in _KINDS)
+    if unknown:
+        return Feedback(
+            False,
+            f"{what}: unknown failure {', '.join(map(repr, unknown))}.",
+            "Use RED_IN_WHITE, RED_RECORDED or MISSED (from snapshotlib.course.lesson_05).",
+        )
+    seen = failure_kinds(rows)
+    reveal = (
+        f"{', '.join(_KIND_NAMES[k] for k in _KINDS if k in seen) or 'none'}. A red message "
+        "leaves at the earliest in the tick its sender's marker leaves and takes at least "
+        "as long, so it never overtakes that marker: no receiver accepts or records it "
+        "before the marker has made it red and closed the channel. A white message sent "
+        "before the marker can take longer than the marker, and then arrives after the "
+        "receiver has closed the channel: missed."
+    )
+    if names == seen:
+        return Feedback(True, f"{what}: right. {reveal}")
+    if names & {RED_IN_WHITE, RED_RECORDED} - seen:
+        hint = (
+            "Can a red message overtake a marker here? It is sent no earlier than its "
+            "sender's marker, and no message is faster than a marker."
+        )
+    else:
+        hint = (
+            "Think of a message sent *before* the marker whose delay is longer than the "
+            "marker's: when does its receiver stop recording the channel?"
+        )
+    return Feedback(False, f"{what}: not quite.", hint, reveal)
 
 
 # ------------------------------------------------------- Spark, or not
