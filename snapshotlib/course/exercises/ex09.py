@@ -1,181 +1,205 @@
-"""Exercise 9, *The coordinator's registry*: checkpoint logs as plain data, the runs they
-come from, and the coordinator's own decisions to grade against.
+"""Exercise 9, *Choose the time-to-live and the heartbeat timeout*: a design exercise,
+graded on simulated outcomes.
 
-A **log** is what a checkpoint coordinator hears, in order: a list of events, each a
-dict with the ``step`` it happened at and one of
+Each learner runs the live lab's snapshot service (lesson 10) on a cluster of their own
+(:func:`cluster`): how many nodes, how often they send heartbeats, how long a node takes
+to report its part of a snapshot (a log-normal spread, the upload's), and how often and
+how long a node stalls (a pause in which its heartbeats do not arrive, though it is
+alive). Two settings decide what the controller does:
 
-* ``"trigger": ID``: checkpoint ID starts (its barriers are injected);
-* ``"done": ID, "node": NODE``: NODE reports its part of ID finished;
-* ``"crash": NODE``: NODE fails;
-* ``"end": True``: the log stops here (always last).
+* the **time-to-live** (``ttl_ms``): a snapshot not complete by then is FAILED;
+* the **heartbeat timeout** (``heartbeat_timeout_ms``): a node silent that long is
+  declared down, and the snapshots waiting for it are FAILED at once.
 
-Within a step the order is: reports for checkpoints triggered earlier, then (unwritten)
-the time-to-live running out, then triggers and the reports that come with them, then a
-crash. :func:`job_log` takes a log from a run of lesson 08's streaming jobs,
-:func:`random_log` draws one with the awkward cases made likely, and :func:`replay` runs
-a log through the engine's :class:`~snapshotlib.dataflow.coordinator.CheckpointCoordinator`
-(the tests' truth).
+The learner chooses both to meet a budget of their own (:func:`budget`): at most so many
+healthy snapshots failed by the time-to-live, no snapshot holding the nodes' buffers
+longer than they can hold, at most so many false alarms (live nodes declared down) per
+node and hour, and a crashed node noticed fast enough. :func:`outcomes` simulates a
+setting (the snapshots, an hour of heartbeats per node, crashes in the middle of
+snapshots) and measures the four; :func:`observations` gives what an engineer would have
+measured before choosing: durations of healthy snapshots and gaps between heartbeats.
+The tests grade a choice on :func:`outcomes` with the grading seed, so what the learner's
+``grader.check`` says is the grade.
 
->>> case = random_log(3)
->>> case["log"][-1]["end"], sorted(case) == ["log", "nodes", "ttl"]
-(True, True)
->>> replay(**job_log(1)) == job_registry(1)
-True
+>>> sorted(cluster(7))  # doctest: +NORMALIZE_WHITESPACE
+['heartbeat_ms', 'nodes', 'part_median_ms', 'part_spread', 'stall_max_ms',
+ 'stall_min_ms', 'stalls_per_hour']
+>>> o = outcomes(7, ttl_ms=60_000, heartbeat_timeout_ms=30_000)
+>>> o["healthy_failed"], o["false_alarms_per_node_hour"]
+(0, 0.0)
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 from typing import Any
 
-from .precomputed import precomputed_for
+from .forms import is_whole, shown
 
-NAME = "09_coordinator_ttl_restore"
-VARIANT = False
+NAME = "09_ttl_and_heartbeat_timeout"
+VARIANT = True
+REFUSE: dict[str, tuple[str, ...]] = {}
 
-#: the engine's coordinator decides what the answers are asked to decide
-_COORDINATOR = (
-    "snapshotlib.dataflow.coordinator:CheckpointCoordinator",
-    "snapshotlib.dataflow.coordinator:CheckpointEntry",
-    "snapshotlib.dataflow.job:StreamJob",
-    "snapshotlib.course.exercises.ex09:replay",
-    "snapshotlib.course.exercises.ex09:job_registry",
-    "snapshotlib.course.lesson_08:registry_table",
-    "snapshotlib.course.lesson_08:registry_text",
-    "snapshotlib.course.lesson_08:restore_text",
-    "snapshotlib.course.lesson_08:check_restore_point",
-)
-REFUSE: dict[str, tuple[str, ...]] = {"registry": _COORDINATOR, "restore_point": _COORDINATOR}
-
-#: the order of events within one step (see the module docstring)
-_EARLIER_REPORT, _TRIGGER, _CRASH, _END = 0, 1, 3, 4
+#: how the tests measure a choice: these many healthy snapshots, node-hours of
+#: heartbeats and crashes, with this seed (the learner's check measures the same)
+SNAPSHOTS = 4000
+NODE_HOURS = 20
+CRASHES = 1000
+GRADING_SEED = 9
+#: a heartbeat takes this long to arrive (ms), plus an exponential jitter of this mean
+HEARTBEAT_DELAY_MS = 5
+HEARTBEAT_JITTER_MS = 10
 
 
-def _ordered(events: list[tuple[int, int, int, dict[str, Any]]]) -> list[dict[str, Any]]:
-    return [e for *_, e in sorted(events, key=lambda x: x[:3])]
-
-
-def _job(seed: int) -> Any:
-    from ...dataflow import StreamJob, word_count
-
-    rng = random.Random(f"{NAME}/job/{seed}")
-    flow = word_count(records=rng.randint(8, 16), keys=rng.randint(3, 8))
-    job = StreamJob(
-        flow,
-        rng.choice(["aligned", "unaligned", "chandy-lamport"]),
-        seed=seed,
-        ttl=rng.choice([None, rng.randint(12, 40)]),
-        interval=rng.randint(8, 20),
-        max_concurrent=rng.choice([1, 2]),
-    )
-    crash = rng.random() < 0.7
-    job.run(crash_at=(rng.randint(25, 110), rng.choice(job.network.processes)) if crash else None)
-    return job
-
-
-@precomputed_for(lambda variant: [(17,)])  # the notebook's job: made by the coordinator
-def job_log(seed: int) -> dict[str, Any]:
-    """The log of a random run of a word-count job (variant, interval, time-to-live, at
-    most one or two checkpoints at a time, maybe a crash), with its nodes and TTL."""
-    job = _job(seed)
-    events: list[tuple[int, int, int, dict[str, Any]]] = []
-    for n, entry in enumerate(job.coordinator.entries.values()):
-        t = entry.triggered_at
-        events.append((t, _TRIGGER, n, {"step": t, "trigger": entry.id}))
-        for node, at in entry.nodes_completed.items():
-            rank = _TRIGGER if at == t else _EARLIER_REPORT
-            events.append((at, rank, n, {"step": at, "done": entry.id, "node": node}))
-    crashes = [(at, what) for at, what in job.events if what.endswith(" crashed")]
-    for at, what in crashes:
-        events.append((at, _CRASH, 0, {"step": at, "crash": what.split()[0]}))
-    events.append((job.steps, _END, 0, {"step": job.steps, "end": True}))
+def cluster(variant: int) -> dict[str, Any]:
+    """The learner's cluster: ``nodes``, a heartbeat every ``heartbeat_ms``, each node's
+    part of a snapshot in a log-normal time (median ``part_median_ms``, ``part_spread``
+    the standard deviation of its logarithm), and ``stalls_per_hour`` stalls per node,
+    each from ``stall_min_ms`` to ``stall_max_ms`` long."""
+    rng = random.Random(f"{NAME}/cluster/{variant}")
     return {
-        "log": _ordered(events),
-        "nodes": list(job.network.processes),
-        "ttl": job.coordinator.ttl,
+        "nodes": rng.randint(4, 8),
+        "heartbeat_ms": rng.randrange(150, 651, 50),
+        "part_median_ms": rng.randrange(300, 1501, 50),
+        "part_spread": rng.choice((0.3, 0.35, 0.4, 0.45, 0.5)),
+        "stalls_per_hour": rng.choice((2, 3, 4, 6)),
+        "stall_min_ms": 300,
+        "stall_max_ms": rng.randrange(1000, 3001, 100),
     }
 
 
-def job_registry(seed: int) -> dict[str, tuple[str, int | None]]:
-    """The registry the engine kept for :func:`job_log` ``(seed)``: id -> (status, ended_at)."""
-    return {e.id: (e.status, e.ended_at) for e in _job(seed).coordinator.entries.values()}
+def budget(variant: int) -> dict[str, Any]:
+    """The learner's budget: ``healthy_failed`` of the :data:`SNAPSHOTS` healthy snapshots
+    at most, none held longer than ``max_ttl_ms`` (the nodes' buffers), at most
+    ``false_alarms_per_node_hour``, and 95 % of crashes noticed within
+    ``detection_p95_ms``. Made so that a range of settings meets it."""
+    c = cluster(variant)
+    # the slowest of n parts is below q with probability F(q)^n: a time-to-live at the
+    # 1 - 1/1000 quantile of that fails about one healthy snapshot in a thousand
+    slowest = _part_quantile(c, (1 - 0.001) ** (1 / c["nodes"]))
+    longest_gap = c["stall_max_ms"] + c["heartbeat_ms"] + 4 * HEARTBEAT_JITTER_MS
+    return {
+        "healthy_failed": 4,
+        "max_ttl_ms": int(round(1.8 * slowest, -2)),
+        "false_alarms_per_node_hour": 0.25,
+        "detection_p95_ms": int(round(longest_gap * 1.3 + c["heartbeat_ms"], -2)),
+    }
 
 
-def random_log(seed: int) -> dict[str, Any]:
-    """A random log with its nodes and TTL, the awkward cases made likely: a last report
-    in the very step the TTL runs out or one step late, a trigger or a crash in the step
-    a checkpoint expires, reports for checkpoints already failed, several pending at once,
-    a checkpoint still pending at the end, no TTL at all."""
-    rng = random.Random(f"{NAME}/random/{seed}")
-    nodes = ["S", "A", "B", "K"][: rng.randint(2, 4)]
-    ttl = None if rng.random() < 0.15 else rng.randint(4, 12)
-    span = 8 if ttl is None else ttl
-    events: list[tuple[int, int, int, dict[str, Any]]] = []
-    step, crash_at = rng.randint(0, 3), rng.choice([None, rng.randint(10, 45)])
-    for n in range(rng.randint(3, 7)):
-        cid = f"c{n + 1}"
-        events.append((step, _TRIGGER, n, {"step": step, "trigger": cid}))
-        for k, node in enumerate(rng.sample(nodes, len(nodes))):
-            at = step + rng.randint(0, span)
-            if k == len(nodes) - 1 and ttl is not None:
-                at = rng.choice([at, step + ttl, step + ttl + 1, step + ttl + 1, step + ttl + 2])
-            rank = _TRIGGER if at == step else _EARLIER_REPORT
-            events.append((at, rank, n, {"step": at, "done": cid, "node": node}))
-        gap = rng.choice([1, 2, 3, 5, span + 1])
-        if ttl is not None and rng.random() < 0.3:
-            gap = ttl + 1  # the next trigger in the step this one would expire
-        step += gap
-    if crash_at is not None:
-        if ttl is not None and rng.random() < 0.4:
-            crash_at = events[0][0] + ttl + 1  # in the step the first would expire
-        events.append((crash_at, _CRASH, 0, {"step": crash_at, "crash": rng.choice(nodes)}))
-    end = max(e[0] for e in events) + rng.randint(0, 4)
-    if rng.random() < 0.3:  # stop the log while something is pending
-        end = max(e[0] for e in events if "trigger" in e[3])
-        events = [e for e in events if e[0] <= end]
-    events.append((end, _END, 0, {"step": end, "end": True}))
-    return {"log": _ordered(events), "nodes": nodes, "ttl": ttl}
+def _part_quantile(c: dict[str, Any], p: float) -> float:
+    from statistics import NormalDist
+
+    return float(c["part_median_ms"] * math.exp(c["part_spread"] * NormalDist().inv_cdf(p)))
 
 
-def replay(
-    log: list[dict[str, Any]], nodes: list[str], ttl: int | None
-) -> dict[str, tuple[str, int | None]]:
-    """Run ``log`` through the engine's coordinator, step by step as a job does: each
-    checkpoint's (status, ended_at), ``ended_at`` ``None`` while it is INITIATED."""
-    from ...dataflow.coordinator import CheckpointCoordinator
-
-    coordinator = CheckpointCoordinator(nodes, ttl)
-    by_step: dict[int, list[dict[str, Any]]] = {}
-    for event in log:
-        by_step.setdefault(int(event["step"]), []).append(event)
-    for step in range(max(by_step, default=0) + 1):
-        events = by_step.get(step, [])
-        expired = False
-        for event in events:
-            early = "done" in event and coordinator.entries[event["done"]].triggered_at < step
-            if not early and not expired:
-                coordinator.expire(step)
-                expired = True
-            if "trigger" in event:
-                coordinator.trigger(event["trigger"], step)
-            elif "done" in event:
-                coordinator.node_done(event["done"], event["node"], step)
-            elif "crash" in event:
-                coordinator.on_crash(event["crash"], step)
-        if not expired:
-            coordinator.expire(step)
-    return {e.id: (e.status, e.ended_at) for e in coordinator.entries.values()}
+def _snapshot_ms(c: dict[str, Any], rng: random.Random) -> float:
+    """A healthy snapshot's duration: the slowest node's part."""
+    mu = math.log(c["part_median_ms"])
+    return max(rng.lognormvariate(mu, c["part_spread"]) for _ in range(c["nodes"]))
 
 
-def random_rows(seed: int) -> list[dict[str, Any]]:
-    """A registry at the moment of a crash, as rows in no particular order: completed
-    checkpoints often end in another order than they started."""
-    rng = random.Random(f"{NAME}/rows/{seed}")
-    rows, step = [], rng.randint(0, 5)
-    for n in range(rng.randint(1, 7)):
-        status = rng.choice(["COMPLETED", "COMPLETED", "FAILED", "INITIATED"])
-        ended = None if status == "INITIATED" else step + rng.randint(1, 30)
-        rows.append({"id": f"c{n + 1}", "status": status, "triggered_at": step, "ended_at": ended})
-        step += rng.randint(2, 10)
-    rng.shuffle(rows)
-    return rows
+def _arrivals(c: dict[str, Any], hours: float, rng: random.Random) -> list[float]:
+    """When one node's heartbeats reach the controller over ``hours``: each is sent every
+    ``heartbeat_ms`` and takes a short, jittered delay, except that during a stall none
+    leaves the node until the stall ends."""
+    span = hours * 3_600_000
+    stalls = []
+    t = rng.expovariate(c["stalls_per_hour"] / 3_600_000)
+    while t < span:
+        stalls.append((t, t + rng.uniform(c["stall_min_ms"], c["stall_max_ms"])))
+        t += rng.expovariate(c["stalls_per_hour"] / 3_600_000)
+    out, k, s = [], 0, 0
+    while (sent := k * c["heartbeat_ms"]) < span:
+        while s < len(stalls) and stalls[s][1] <= sent:
+            s += 1
+        if s < len(stalls) and stalls[s][0] <= sent:
+            sent = stalls[s][1]  # held until the stall ends
+        out.append(sent + HEARTBEAT_DELAY_MS + rng.expovariate(1 / HEARTBEAT_JITTER_MS))
+        k += 1
+    out.sort()
+    return out
+
+
+def observations(variant: int, seed: int = 0) -> dict[str, list[float]]:
+    """What an engineer measures on the cluster before choosing: the durations (ms) of
+    500 healthy snapshots, and the gaps (ms) between one node's consecutive heartbeats
+    over an hour, in the order they were seen."""
+    c = cluster(variant)
+    rng = random.Random(f"{NAME}/observe/{variant}/{seed}")
+    arrivals = _arrivals(c, 1, rng)
+    return {
+        "snapshot_ms": [round(_snapshot_ms(c, rng), 1) for _ in range(500)],
+        "heartbeat_gaps_ms": [round(b - a, 1) for a, b in itertools.pairwise(arrivals)],
+    }
+
+
+def outcomes(
+    variant: int, ttl_ms: float, heartbeat_timeout_ms: float, seed: int = GRADING_SEED
+) -> dict[str, Any]:
+    """What the two settings do on the learner's cluster, simulated: how many of
+    :data:`SNAPSHOTS` healthy snapshots the time-to-live fails, live nodes declared down
+    per node and hour, and the time (ms) from a node's crash in the middle of a snapshot
+    until that snapshot is FAILED (by the heartbeat timeout or the time-to-live, the
+    first), as its 95th percentile."""
+    c = cluster(variant)
+    rng = random.Random(f"{NAME}/outcomes/{variant}/{seed}")
+    durations = [_snapshot_ms(c, rng) for _ in range(SNAPSHOTS)]
+    healthy_failed = sum(d > ttl_ms for d in durations)
+    alarms = 0
+    for _ in range(NODE_HOURS):
+        arrivals = _arrivals(c, 1, rng)
+        alarms += sum(b - a > heartbeat_timeout_ms for a, b in itertools.pairwise(arrivals))
+    detections = []
+    for _ in range(CRASHES):
+        crash = rng.uniform(0, _snapshot_ms(c, rng))  # the crash, from the snapshot's start
+        # the node's last heartbeat left at the last multiple of heartbeat_ms before it
+        # crashed (its phase against the snapshot's start is random) and arrived shortly
+        phase = rng.uniform(0, c["heartbeat_ms"])
+        last_sent = crash - ((crash - phase) % c["heartbeat_ms"])
+        last_heard = last_sent + HEARTBEAT_DELAY_MS + rng.expovariate(1 / HEARTBEAT_JITTER_MS)
+        failed_at = min(last_heard + heartbeat_timeout_ms, ttl_ms)
+        detections.append(max(0.0, failed_at - crash))
+    detections.sort()
+    return {
+        "healthy_failed": healthy_failed,
+        "longest_hold_ms": ttl_ms,
+        "false_alarms_per_node_hour": round(alarms / NODE_HOURS, 2),
+        "detection_p95_ms": round(detections[int(0.95 * len(detections))]),
+    }
+
+
+def read_ms(answer: Any, what: str) -> int:
+    """A setting in whole milliseconds, at least 1; AssertionError saying what to write.
+
+    >>> read_ms(1500, "ttl_ms")
+    1500
+    >>> read_ms("1.5 s", "ttl_ms")
+    Traceback (most recent call last):
+    AssertionError: ttl_ms is '1.5 s': write a whole number of milliseconds, e.g. 1500
+    """
+    if not (is_whole(answer) and answer >= 1):
+        raise AssertionError(
+            f"{what} is {shown(answer)}: write a whole number of milliseconds, e.g. 1500"
+        )
+    return int(answer)
+
+
+def describe(variant: int) -> str:
+    """The learner's cluster and budget in words."""
+    c, b = cluster(variant), budget(variant)
+    return (
+        f"Your cluster: {c['nodes']} nodes, each sending a heartbeat every "
+        f"{c['heartbeat_ms']} ms (it arrives {HEARTBEAT_DELAY_MS} ms later plus a jitter of "
+        f"{HEARTBEAT_JITTER_MS} ms on average). A node reports its part of a snapshot in "
+        f"about {c['part_median_ms']} ms (the median; the spread is log-normal), and a "
+        "snapshot is complete when the slowest node's part is in. About "
+        f"{c['stalls_per_hour']} times an hour a node stalls for {c['stall_min_ms']} to "
+        f"{c['stall_max_ms']} ms: it is alive, but no heartbeat leaves it meanwhile.\n"
+        f"Your budget: at most {b['healthy_failed']} of {SNAPSHOTS} healthy snapshots failed "
+        f"by the time-to-live; no snapshot held open longer than {b['max_ttl_ms']} ms (the "
+        f"nodes buffer for it until then); at most {b['false_alarms_per_node_hour']} live "
+        "nodes declared down per node and hour; 95 % of the snapshots a crashed node was in "
+        f"FAILED within {b['detection_p95_ms']} ms of the crash."
+    )
