@@ -107,9 +107,18 @@ def test_course_init_copies_the_learner_course_and_overwrites_nothing(
     assert a_file.read_text() == "mine"
 
 
+#: a file that no build of the course's present state would put in the wheel
+STALE = "99_deleted_since.ipynb"
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # an exercise since deleted, left in the build folder by an earlier build: the wheel
+    # must carry the course as it is now, not as it once was
+    stale = ROOT / "build" / "lib" / "snapshotlib" / "_course" / "exercises" / STALE
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text("{}", encoding="utf-8")
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(out), str(ROOT)], capture_output=True, text=True, check=False,
@@ -128,6 +137,9 @@ def test_the_wheel_carries_the_learner_course_and_no_solutions(wheel: Path) -> N
     assert "snapshotlib/examples/sweeps/lesson-09.toml" in members
     assert "snapshotlib/examples/scenarios/worked-example.json" in members
     assert not [m for m in members if "solutions/" in m or m.endswith(".expected.json")]
+    assert f"snapshotlib/_course/exercises/{STALE}" not in members
+    shipped = sorted(m.rsplit("/", 1)[1] for m in members if m.startswith("snapshotlib/_course/ex"))
+    assert shipped == EXERCISES
 
 
 def test_an_installed_wheel_runs_examples_and_copies_the_course_from_any_folder(

@@ -250,8 +250,8 @@ def check_modality(
     else:
         hint = (
             "You found where it holds; now try to draw a path from the bottom to the top "
-            "that avoids all those nodes, one event at a time. Where does it get stuck? "
-            "Think of which receive must come first, and what the processes hold just "
-            "before it."
+            "that avoids all those nodes, one event at a time, and see whether you can "
+            "finish it. Think of which receive must come first, and what the processes "
+            "hold just before it."
         )
     return Feedback(False, f"'{answer}' is not it.", hint)
