@@ -29,12 +29,13 @@ freshly downloaded notebook alike.
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from ..text_colours import RIGHT, TEXT, WRONG
 
-__all__ = ["Feedback", "check_equal", "is_blank", "no_answer_yet"]
+__all__ = ["Feedback", "answer_set", "check_equal", "is_blank", "no_answer_yet"]
 
 _RIGHT, _WRONG = RIGHT, WRONG
 
@@ -143,3 +144,32 @@ def check_equal(
             return Feedback(True, f"{what}: right, {expected!r}.")
         return Feedback(True, f"{what}: right. {reveal}")
     return Feedback(False, f"{what}: not quite.", hint, reveal or repr(expected))
+
+
+def answer_set(
+    answer: Any, allowed: Collection[Any], not_a_set: tuple[str, str], unknown: tuple[str, str]
+) -> set[Any] | Feedback:
+    """A try-it answer that names some of ``allowed``, as a set (a single name is a set
+    of one), or the Feedback that says what is wrong with it: ``not_a_set`` (message and
+    hint, the message formatted with ``{answer}``, the answer's repr) when it is no
+    collection, ``unknown`` (the message formatted with ``{names}``) when it names
+    something not in ``allowed``.
+
+    >>> wrong = (("{answer} is no set.", "Write {'a'}."), ("Not {names}.", "a or b"))
+    >>> answer_set("a", "ab", *wrong)
+    {'a'}
+    >>> print(answer_set({"c"}, "ab", *wrong))
+    ✗ Not 'c'. Hint: a or b
+    >>> print(answer_set(3, "ab", *wrong))
+    ✗ 3 is no set. Hint: Write {'a'}.
+    """
+    if isinstance(answer, str):
+        answer = {answer}
+    try:
+        names = set(answer)
+    except TypeError:
+        return Feedback(False, not_a_set[0].format(answer=repr(answer)), not_a_set[1])
+    strange = sorted(str(n) for n in names if n not in allowed)
+    if strange:
+        return Feedback(False, unknown[0].format(names=", ".join(map(repr, strange))), unknown[1])
+    return names

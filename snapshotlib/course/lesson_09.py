@@ -28,7 +28,7 @@ from typing import Any
 
 from ..spark.anywhere import SweepRun, run_sweep_anywhere, start_spark
 from ..sweeps.config import Sweep
-from .feedback import Feedback, is_blank, no_answer_yet
+from .feedback import Feedback, answer_set, is_blank, no_answer_yet
 from .lesson_05 import MISSED, RED_IN_WHITE, RED_RECORDED
 from .sizing import Sizing
 from .tables import Table
@@ -191,23 +191,20 @@ def check_failure_kinds(rows: Iterable[Mapping[str, Any]] | Any, answer: Any) ->
     what = "The failures this grid can show"
     if is_blank(answer):
         return no_answer_yet(what, "Write a set of lesson 05a's names, e.g. {RED_RECORDED}.")
-    if isinstance(answer, str):
-        answer = {answer}
-    try:
-        names = set(answer)
-    except TypeError:
-        return Feedback(
-            False,
-            f"{what}: {answer!r} is not a set of failures.",
+    names = answer_set(
+        answer,
+        _KINDS,
+        (
+            f"{what}: {{answer}} is not a set of failures.",
             "Write a set such as {RED_IN_WHITE, MISSED}.",
-        )
-    unknown = sorted(str(n) for n in names if n not in _KINDS)
-    if unknown:
-        return Feedback(
-            False,
-            f"{what}: unknown failure {', '.join(map(repr, unknown))}.",
+        ),
+        (
+            f"{what}: unknown failure {{names}}.",
             "Use RED_IN_WHITE, RED_RECORDED or MISSED (from snapshotlib.course.lesson_05).",
-        )
+        ),
+    )
+    if isinstance(names, Feedback):
+        return names
     seen = failure_kinds(rows)
     reveal = (
         f"{', '.join(_KIND_NAMES[k] for k in _KINDS if k in seen) or 'none'}. A red message "

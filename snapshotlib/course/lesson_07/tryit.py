@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ...dataflow import VARIANTS
 from .. import sizing
-from ..feedback import Feedback, is_blank, no_answer_yet
+from ..feedback import Feedback, answer_set, is_blank, no_answer_yet
 from ..sizing import Sizing
 from .text import CHAIN, CYCLIC, DAG, TRY_IT, count_of, recorders
 
@@ -91,23 +91,17 @@ def check_in_flight(answer: Any, job: Literal["dag", "chain", "cyclic"] = "dag")
         return no_answer_yet(
             hint=f"Name the variants, e.g. {{'aligned'}}: any of {', '.join(VARIANTS)}."
         )
-    if isinstance(answer, str):
-        answer = {answer}
-    try:
-        names = set(answer)
-    except TypeError:
-        return Feedback(
-            False,
-            f"{answer!r} is not a set of variant names.",
+    names = answer_set(
+        answer,
+        VARIANTS,
+        (
+            "{answer} is not a set of variant names.",
             "Write a set such as {'aligned', 'unaligned'}.",
-        )
-    unknown = sorted(str(n) for n in names if n not in VARIANTS)
-    if unknown:
-        return Feedback(
-            False,
-            f"Unknown variant {', '.join(map(repr, unknown))}.",
-            f"The variants are {', '.join(VARIANTS)}.",
-        )
+        ),
+        ("Unknown variant {names}.", f"The variants are {', '.join(VARIANTS)}."),
+    )
+    if isinstance(names, Feedback):
+        return names
     expected = recorders(flow)
     if names == expected:
         return Feedback(
