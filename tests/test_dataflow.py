@@ -18,6 +18,7 @@ from snapshotlib.dataflow import (
     Operator,
     StreamJob,
     dataflow,
+    input_log,
     iteration,
     word_count,
 )
@@ -320,3 +321,21 @@ def test_a_sweep_point_with_non_fifo_barriers_reports_why() -> None:
 
     row = run_point({"topology": "dataflow", "algorithm": "aligned", "fifo": False})
     assert row["error"] == "ValueError: barrier snapshots assume FIFO channels (set fifo = true)"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="known livelock: with a time-to-live shorter than a barrier's trip and bounded "
+    "channels, the barriers of failed unaligned checkpoints pile up ahead of the records "
+    "(each new one overtakes the data, never an older barrier) and the job never ends",
+)
+def test_unaligned_checkpoints_that_keep_failing_do_not_starve_the_records() -> None:
+    flow = dataflow(
+        [Operator(s, "source", input_log(i, 9, 3, 0)) for i, s in enumerate(("S1", "S2", "S3"))]
+        + [Operator("M", "map"), Operator("K", "sink")],
+        [("S1", "M"), ("S2", "M"), ("S3", "M"), ("M", "K")],
+    )
+    job = StreamJob(flow, "unaligned", seed=955296, interval=2, ttl=2, capacity=2)
+    job.run(max_steps=20_000)
+    assert job.steps < 20_000 and job.outcome().delivered.total() == 27

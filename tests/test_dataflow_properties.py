@@ -3,10 +3,12 @@
 - Aligned and unaligned snapshots (and Chandy–Lamport's) restore to exactly-once
   results: after any crash, the output equals the failure-free run's.
 - At-least-once shows duplicates exactly when records crossed a barrier of the
-  checkpoint restored, and exactly those records.
+  checkpoint restored, and exactly those records; on a cycle it loses exactly the
+  records that were on a back edge, which it does not log (as Flink's at-least-once).
 - No FAILED snapshot is ever used for a restore.
 - Every completed exactly-once checkpoint is a consistent cut with exact channel
-  states; an at-least-once one is consistent exactly when no record crossed a barrier.
+  states; an at-least-once one is consistent exactly when no record crossed a barrier
+  and none was on a back edge (recorded empty).
 - The baselines (stop-the-world, and the job run as one node snapshotted by fork) restore
   to the failure-free output too, from COMPLETED checkpoints only; their checkpoints are
   consistent cuts, stop-the-world's with every channel empty.
@@ -16,11 +18,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support import assert_events_agree_with_records
 
 from snapshotlib.algorithms import SnapshotAlgorithm, StopTheWorld
+from snapshotlib.algorithms.barriers import back_edges
 from snapshotlib.checks import check_snapshot
 from snapshotlib.dataflow import (
     COMPLETED,
@@ -39,6 +42,9 @@ BASELINES: dict[str, type[SnapshotAlgorithm]] = {
     "stop-the-world": StopTheWorld,
     "fork": ForkSnapshot,
 }
+
+#: steps after which a run counts as never finishing
+STEP_CAP = 20_000
 
 flows = st.one_of(
     st.builds(random_dag, seed=st.integers(0, 10**6), sources=st.integers(1, 3),
@@ -83,16 +89,20 @@ def test_exactly_once_variants_restore_to_the_failure_free_output(
 
 @settings(max_examples=150, deadline=None)
 @given(flows, runs, st.floats(0, 1), st.integers(0, 50))
-def test_at_least_once_duplicates_exactly_the_records_that_crossed_a_barrier(
+def test_at_least_once_duplicates_the_records_that_crossed_and_loses_the_back_edge(
     flow: Dataflow, run: dict[str, object], fraction: float, victim: int
 ) -> None:
     clean, job = crashed_run(flow, "at-least-once", run, fraction, victim)
-    crossed = job.restores[0]["predicted_duplicates"] if job.restores else []
+    info = job.restores[0] if job.restores else {"predicted_duplicates": [], "predicted_lost": []}
     outcome = job.outcome()
-    assert sorted(outcome.duplicates) == crossed
-    # apart from the duplicates, the output is the failure-free one
-    once = outcome.delivered - type(outcome.delivered)(dict.fromkeys(crossed, 1))
-    assert once == clean.outcome().delivered
+    assert sorted(outcome.duplicates) == info["predicted_duplicates"]
+    # apart from the duplicates and the records lost from a back edge (as Flink's
+    # at-least-once mode, it logs none), the output is the failure-free one
+    expected = clean.outcome().delivered + Counter(info["predicted_duplicates"])
+    expected.subtract(Counter(info["predicted_lost"]))
+    assert outcome.delivered == +expected
+    if not back_edges(flow.network()):
+        assert not info["predicted_lost"]  # on a DAG nothing is lost
 
 
 @settings(max_examples=100, deadline=None)
@@ -113,14 +123,18 @@ def test_no_failed_snapshot_is_ever_restored(
 def test_completed_checkpoints_are_consistent_unless_records_crossed_a_barrier(
     flow: Dataflow, variant: str, run: dict[str, object]
 ) -> None:
-    job = StreamJob(flow, variant, **run).run()  # type: ignore[arg-type]
+    job = StreamJob(flow, variant, **run).run(max_steps=STEP_CAP)  # type: ignore[arg-type]
+    # unaligned barriers of failed checkpoints can starve a job's records for good
+    # (tests/test_dataflow.py keeps that known livelock as an expected failure)
+    assume(job.steps < STEP_CAP)
     algorithm = job.sim.algorithm
     for cid, entry in job.coordinator.entries.items():
         if entry.status != COMPLETED:
             continue
         crossed = bool(getattr(algorithm, "crossed", {}).get(cid))
+        dropped = bool(getattr(algorithm, "dropped", {}).get(cid))
         result = check_snapshot(job.sim, cid)
-        assert result.ok == (not crossed), result.reason
+        assert result.ok == (not crossed and not dropped), result.reason
         if variant in EXACTLY_ONCE:
             assert result.ok, result.reason
 

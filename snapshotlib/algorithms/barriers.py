@@ -31,7 +31,11 @@ inputs before their barriers. Nothing is blocked; cycles need nothing special.
 At-least-once (alignment skipped): an operator keeps reading every input; it snapshots
 when the barrier has arrived on all of them. Records read after their input's barrier
 but before the snapshot are in the snapshot *and* will be replayed after a restore:
-they are the duplicates, listed in :attr:`BarrierSnapshot.crossed`.
+they are the duplicates, listed in :attr:`BarrierSnapshot.crossed`. As Flink's
+at-least-once mode, it logs no back edge (:attr:`BarrierSnapshot.logs_back_edges`): the
+records on a cycle's back edge when the checkpoint passes are in no operator's state
+and in no channel's, so a restore loses them; they are listed in
+:attr:`BarrierSnapshot.dropped`.
 """
 
 from __future__ import annotations
@@ -92,6 +96,11 @@ class BarrierSnapshot(SnapshotAlgorithm):
     control_kind = "barrier"
     #: whether the variant holds inputs back while it aligns
     blocks = False
+    #: whether the records that reach a back edge's reader after its snapshot, until
+    #: the barrier comes round, are the channel's recorded state (the ABS paper's way
+    #: with cycles). Without it the back edge is recorded empty and those records, with
+    #: the ones still on it when its writer snapshots, are listed in :attr:`dropped`.
+    logs_back_edges = True
 
     def bind(self, host: Host) -> None:
         super().bind(host)
@@ -106,6 +115,10 @@ class BarrierSnapshot(SnapshotAlgorithm):
         #: snapshot id -> ids of the messages read after their barrier, before the
         #: snapshot of the process reading them (at-least-once only)
         self.crossed: dict[str, list[int]] = {}
+        #: snapshot id -> ids of the messages on an unlogged back edge across the cut
+        #: (sent before its writer's snapshot, read after its reader's): a restore
+        #: loses them (only when :attr:`logs_back_edges` is false)
+        self.dropped: dict[str, list[int]] = {}
 
     # ------------------------------------------------------------ the protocol
     def start(self, process: str, snapshot_id: str, action: int) -> None:
@@ -124,6 +137,8 @@ class BarrierSnapshot(SnapshotAlgorithm):
         if rec is None:
             return  # a barrier of a checkpoint that was discarded (failed): ignored
         if channel in self.back and process in rec.red_from:
+            if channel in rec.closed:  # recorded empty, and its writer has snapshotted
+                return
             self._close(rec, channel, action)  # the barrier came round the cycle: log complete
             return
         self.on_barrier(rec, process, channel, action)
@@ -158,7 +173,11 @@ class BarrierSnapshot(SnapshotAlgorithm):
         for ch in host.input_channels(process):
             if ch in rec.closed:
                 continue
-            if ch in self.back or (logged and ch not in arrived):
+            if ch in self.back and not self.logs_back_edges:
+                # recorded empty; what reaches the reader until the writer snapshots is lost
+                self._logging[ch][rec.id] = self.dropped.setdefault(rec.id, [])
+                self.close_channel(rec, ch, action)
+            elif ch in self.back or (logged and ch not in arrived):
                 messages = rec.channels.get(ch)
                 if messages is None:
                     messages = self.open_channel(rec, ch, action)
@@ -166,6 +185,11 @@ class BarrierSnapshot(SnapshotAlgorithm):
             else:
                 self.close_channel(rec, ch, action)
         for ch in host.output_channels(process):
+            if ch in self.back and not self.logs_back_edges and rec.id in self._logging[ch]:
+                # the writer's snapshot: what is still on the back edge is lost as well
+                del self._logging[ch][rec.id]
+                queued = host.queued(ch)
+                self.dropped[rec.id].extend(m for m in queued if host.message(m).kind == APP)
             self.send_barrier(rec, ch, action)
         self.arrived.pop((rec.id, process), None)  # as the pseudocode: blocked_inputs := {}
         self.note_progress(rec, process, action)
@@ -198,6 +222,7 @@ class BarrierSnapshot(SnapshotAlgorithm):
                 self.unblock(snapshot_id, ch, after)
         super().discard(snapshot_id)
         self.crossed.pop(snapshot_id, None)
+        self.dropped.pop(snapshot_id, None)
         for logs in self._logging:
             logs.pop(snapshot_id, None)
 
@@ -264,6 +289,7 @@ class AtLeastOnceBarriers(BarrierSnapshot):
 
     name = "at-least-once"
     local_actions = True
+    logs_back_edges = False
 
     def on_barrier(self, rec: SnapshotRecord, process: str, channel: int, action: int) -> None:
         arrived = self.arrived.setdefault((rec.id, process), set())

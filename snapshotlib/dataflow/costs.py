@@ -52,8 +52,12 @@ class Costs:
         Duplicates over all the failure-free runs.
     same_output
         Runs whose output after a crash equals that of the failure-free run.
+    lost, runs_with_losses
+        Records never delivered after the crash and restore (median), and the runs
+        with any.
     as_predicted
-        Runs whose duplicates are exactly the records the engine saw cross a barrier.
+        Runs whose duplicates and losses are exactly the ones the restore predicted
+        (records that crossed a barrier, records on a back edge that was not logged).
     """
 
     variant: str
@@ -74,6 +78,8 @@ class Costs:
     duplicates_without_crash: int
     same_output: int
     as_predicted: int
+    lost: float
+    runs_with_losses: int
     peak_held: float = 0.0
     options: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -132,7 +138,7 @@ def measure(
     for variant in variants:
         latency, blocked, buffered, peak, completed, kept = [], [], [], [], [], []
         state, inflight, records, control = [], [], [], []
-        replayed, dups = [], []
+        replayed, dups, lost = [], [], []
         clean_dups = same = predicted = 0
         for seed in seeds:
             clean = StreamJob(flow, variant, seed=seed, **options)
@@ -156,11 +162,17 @@ def measure(
                     )
             crashed = StreamJob(flow, variant, seed=seed, **options).run(crash_at=crash_at)
             found = crashed.outcome().duplicates
+            missing = clean.outcome().delivered - crashed.outcome().delivered
             dups.append(sum(n - 1 for n in found.values()))
+            lost.append(missing.total())
             same += crashed.outcome() == clean.outcome()
             if crashed.restores:
-                replayed.append(crashed.restores[0]["replayed"])
-                predicted += sorted(found) == crashed.restores[0]["predicted_duplicates"]
+                info = crashed.restores[0]
+                replayed.append(info["replayed"])
+                predicted += (sorted(found), sorted(missing)) == (
+                    info["predicted_duplicates"],
+                    info["predicted_lost"],
+                )
         out.append(
             Costs(
                 variant=variant,
@@ -181,6 +193,8 @@ def measure(
                 duplicates_without_crash=clean_dups,
                 same_output=same,
                 as_predicted=predicted,
+                lost=_median(lost),
+                runs_with_losses=sum(1 for n in lost if n),
                 peak_held=_median(kept),
                 options=dict(options, crash_at=crash_at),
             )

@@ -152,6 +152,7 @@ class StreamJob:
         #: (see :meth:`_refuse_a_stall`)
         self._idle_trigger: int | None = None
         self._crossed: dict[str, list[tuple[str, int]]] = {}
+        self._dropped: dict[str, list[tuple[str, int]]] = {}
         self._feedback = back_edges(self.network)
         self.sim = self._new_simulator(None, {})
 
@@ -335,6 +336,9 @@ class StreamJob:
             self._crossed[entry.id] = [
                 messages[m].payload.origin for m in algo.crossed.get(entry.id, [])
             ]
+            self._dropped[entry.id] = [
+                messages[m].payload.origin for m in algo.dropped.get(entry.id, [])
+            ]
         self.events.append((self.steps, f"{entry.id} COMPLETED"))
         self._ended()
 
@@ -364,7 +368,13 @@ class StreamJob:
 
     def restore(self) -> dict[str, Any]:
         """Roll every operator back to the last COMPLETED checkpoint (or the start, if
-        there is none), replay its recorded in-flight records, and resume."""
+        there is none), replay its recorded in-flight records, and resume.
+
+        The returned dict (also appended to :attr:`restores`) gives the step, the
+        checkpoint restored (``from``), the records ``replayed``, and what the algorithm
+        predicts about the output, as record origins: ``predicted_duplicates`` (records
+        that crossed a barrier: delivered once more) and ``predicted_lost`` (records on
+        an unlogged back edge: never delivered)."""
         entry = self.coordinator.latest_completed()
         assert entry is None or entry.status != FAILED
         states: dict[str, Any] | None = None
@@ -377,11 +387,16 @@ class StreamJob:
                 in_flight[channel] = [m.payload for m in msgs]
         self.sim = self._new_simulator(states, in_flight)
         self.crashed = None
+        crossed = set(self._crossed.get(entry.id, [])) if entry else set()
+        dropped = set(self._dropped.get(entry.id, [])) if entry else set()
         info = {
             "step": self.steps,
             "from": entry.id if entry else None,
             "replayed": sum(map(len, in_flight.values())),
-            "predicted_duplicates": sorted(set(self._crossed.get(entry.id, []))) if entry else [],
+            # a record that crossed a barrier is counted twice, one dropped from a back
+            # edge not at all, one that did both (round a loop) once
+            "predicted_duplicates": sorted(crossed - dropped),
+            "predicted_lost": sorted(dropped - crossed),
         }
         self.restores.append(info)
         self.events.append((self.steps, f"restored from {info['from'] or 'the start'}"))

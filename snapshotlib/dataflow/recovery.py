@@ -63,7 +63,7 @@ def outcome_diff(reference: Outcome, other: Outcome) -> Diff:
 class Recovery:
     """One variant crashed at many moments: how many runs restored from a checkpoint
     (the others from the start), how many came out as the failure-free run, and how the
-    at-least-once duplicates compare with the records that crossed a barrier."""
+    at-least-once duplicates and losses compare with the restore's prediction."""
 
     variant: str
     runs: int
@@ -87,7 +87,8 @@ def recovery_sweep(
 
     ``only_duplicates`` counts the runs whose output differs from the failure-free one
     by duplicated deliveries alone (nothing missing); ``as_predicted`` those whose
-    duplicates are exactly the records the restore reported as having crossed a barrier.
+    duplicates and missing records are exactly the ones the restore predicted (records
+    that crossed a barrier; records on a back edge at-least-once does not log).
     """
     seeds, steps = list(seeds), list(crash_steps)
     ops = [op.name for op in flow.operators if op.kind != "source"]
@@ -110,7 +111,11 @@ def recovery_sweep(
                 found = got.duplicates
                 with_dups += bool(found)
                 dups += sum(n - 1 for n in found.values())
-                predicted += sorted(found) == info["predicted_duplicates"]
+                missing = clean.delivered - got.delivered
+                predicted += (sorted(found), sorted(missing)) == (
+                    info["predicted_duplicates"],
+                    info["predicted_lost"],
+                )
                 only += not diff.missing and diff.extra == {
                     f"{s}#{i}": n - 1 for (s, i), n in found.items()
                 }

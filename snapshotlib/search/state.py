@@ -181,7 +181,7 @@ def algorithm_key(sim: Simulator, records: list[tuple[str, SnapshotRecord]]) -> 
 #: exercises' skeletons use these names): per channel, snapshot id -> a record's list
 _RECORDING_LISTS = frozenset({"_recording", "recording", "_logging"})
 #: snapshot id -> message ids
-_ID_LISTS = frozenset({"crossed"})
+_ID_LISTS = frozenset({"crossed", "dropped"})
 #: hold no message ids: channel numbers, processes, counters
 _NO_IDS = frozenset({"arrived", "back", "regular", "_markers_seen", "_discarded", "_abandoned"})
 

@@ -372,6 +372,9 @@ class DataflowExplorer:
         duplicates = len(info["predicted_duplicates"])
         if duplicates:
             text += f"; {duplicates} record(s) will reach the sink twice (at-least-once)"
+        lost = len(info["predicted_lost"])
+        if lost:
+            text += f"; {lost} record(s) on the loop are lost (at-least-once logs no back edge)"
         self._say(text)
         return True
 

@@ -23,7 +23,8 @@ plain data only::
      "blocked": {"S1->C1": 2},           # inputs still blocked at the end: records waiting
      "read_past_barrier": [...],         # reads after an input's barrier, before the snapshot
      "back_edges": ["L->H"],
-     "restores": [{"step": 70, "from": "c2", "predicted_duplicates": ["S1#3"]}],
+     "restores": [{"step": 70, "from": "c2", "predicted_duplicates": ["S1#3"],
+                   "predicted_lost": []}],
      "delivered": {"S1#0": 1, ...}, "duplicates": {...}, "missing": [...],
      "counts": {"C1": {"k0": 3}, ...}}
 
@@ -272,6 +273,7 @@ def run_job(answer_class: Any, recipe: dict[str, Any]) -> dict[str, Any]:
                 "step": r["step"],
                 "from": r["from"],
                 "predicted_duplicates": [f"{s}#{i}" for s, i in r["predicted_duplicates"]],
+                "predicted_lost": [f"{s}#{i}" for s, i in r["predicted_lost"]],
             }
             for r in job.restores
         ],
@@ -436,12 +438,19 @@ def difference(
         for cid, chans in want["in_flight"].items():
             mine = got["in_flight"].get(cid, {})
             if mine != chans:
+                back = ", ".join(want["back_edges"]) or "none here"
                 return (
                     f"{what}, checkpoint {cid}: recorded in flight {mine or 'nothing'}, not "
-                    f"{chans or 'nothing'}. Hint: inputs that close a cycle (back edges: "
-                    f"{', '.join(want['back_edges']) or 'none here'}) are not waited for and "
-                    "are logged from the snapshot on (the base class does it: keep calling "
-                    "super().on_app_receive); the other inputs record nothing in flight"
+                    f"{chans or 'nothing'}. Hint: "
+                    + (
+                        f"inputs that close a cycle (back edges: {back}) are not waited for "
+                        "and are logged from the snapshot on (the base class does it: keep "
+                        "calling super().on_app_receive); the other inputs record nothing "
+                        "in flight"
+                        if aligned
+                        else "skipping the alignment records nothing in flight, not even on "
+                        f"a back edge ({back}): keep the class's logs_back_edges = False"
+                    )
                 )
         return f"{what}: recorded in flight {got['in_flight']}, not {want['in_flight']}"
     if only == "aligned":
@@ -458,10 +467,15 @@ def difference(
                 )
         return f"{what}: self.crossed lists {got['crossed']}, not {want['crossed']}"
     if got["restores"] != want["restores"]:
-        return (
-            f"{what}: the restore was {got['restores']}, not {want['restores']}. Hint: the "
-            "restore uses the last completed checkpoint, and predicts as duplicates what "
-            "self.crossed listed for it"
+        lost = [r.get("predicted_lost") for r in got["restores"]] != [
+            r.get("predicted_lost") for r in want["restores"]
+        ]
+        return f"{what}: the restore was {got['restores']}, not {want['restores']}. Hint: " + (
+            "the records a restore loses from a back edge are listed by the base class, "
+            "in self.dropped: keep calling super().on_app_receive(channel, message) first"
+            if lost
+            else "the restore uses the last completed checkpoint, and predicts as "
+            "duplicates what self.crossed listed for it"
         )
     if got["duplicates"] != want["duplicates"]:
         twice = ", ".join(sorted(set(got["duplicates"]) - set(want["duplicates"]))[:6])

@@ -79,20 +79,25 @@ def recovery_table(costs: Sequence[Costs]) -> Table:
     crash = costs[0].options.get("crash_at") if costs else None
     where = f"{crash[1]} crashes at step {crash[0]}" if crash else "a crash"
     return Table(
-        ("variant", "records replayed", "runs with duplicates", "duplicates (max)",
-         "duplicates = crossings", "same output"),
+        ("variant", "records replayed", "runs with duplicates", "runs with records lost",
+         "as predicted", "same output"),
         [
-            (c.variant, num(c.replayed), f"{c.runs_with_duplicates}/{c.runs}",
-             f"{num(c.duplicates)} ({c.max_duplicates})", f"{c.as_predicted}/{c.runs}",
+            (c.variant, num(c.replayed),
+             f"{c.runs_with_duplicates}/{c.runs}"
+             + (f": {num(c.duplicates)} ({c.max_duplicates})" if c.runs_with_duplicates else ""),
+             f"{c.runs_with_losses}/{c.runs}", f"{c.as_predicted}/{c.runs}",
              f"{c.same_output}/{c.runs}")
             for c in costs
         ],
         notes=(
             f"{where}, then the job is restored from its last completed checkpoint. "
-            "records replayed: put back on channels by the restore (median). duplicates: "
-            "records delivered twice (median, and the most in one run). duplicates = "
-            "crossings: runs whose duplicates are exactly the records that crossed a "
-            "barrier of the checkpoint restored. same output: as in the run without a crash.",
+            "records replayed: put back on channels by the restore (median). runs with "
+            "duplicates: runs in which records were delivered twice, then how many "
+            "(median, and the most in one run). records lost: "
+            "never delivered. as predicted: runs whose duplicates are exactly the records "
+            "that crossed a barrier of the checkpoint restored, and whose lost records "
+            "exactly those on a back edge it did not log. same output: as in the run "
+            "without a crash.",
             "Without a crash: "
             + "; ".join(f"{c.variant} {c.duplicates_without_crash}" for c in costs)
             + " duplicates in all.",
@@ -323,11 +328,12 @@ def tradeoff_rows(
     for v, costs in d.items():
         paused = f"yes: {num(costs.blocked)} channel-steps" if costs.blocked else "no"
         on_cycle = num(c[v].inflight_bytes) if v in c else "?"
-        stored = (
-            f"{num(costs.inflight_bytes)} B on the DAG; {on_cycle} B on the cycle"
-            if costs.inflight_bytes
-            else f"none on the DAG; the back edge on the cycle ({on_cycle} B)"
-        )
+        if costs.inflight_bytes:
+            stored = f"{num(costs.inflight_bytes)} B on the DAG; {on_cycle} B on the cycle"
+        elif v in c and not c[v].inflight_bytes:
+            stored = "none, on the DAG or the cycle (its back edge recorded empty)"
+        else:
+            stored = f"none on the DAG; the back edge on the cycle ({on_cycle} B)"
         kept = f"up to {num(costs.peak_held)} records" if costs.peak_held else "nothing"
         if v in b and costs.peak_held:
             # blocked inputs fill up and their writers wait; a recording reader never
@@ -338,8 +344,12 @@ def tradeoff_rows(
         topology = {
             "chandy-lamport": "FIFO; every process reachable by markers",
             "aligned": "FIFO; cycles by logging the back edges",
+            "at-least-once": "FIFO; on a cycle the back edges are not logged",
         }.get(v, "FIFO; any graph the barriers reach")
-        rows.append(TradeoffRow(v, paused, stored, kept, topology, _crash_text(costs)))
+        crash = _crash_text(costs)
+        if v in c and c[v].runs_with_losses:
+            crash += f"; records lost in {c[v].runs_with_losses}/{c[v].runs} on the cycle"
+        rows.append(TradeoffRow(v, paused, stored, kept, topology, crash))
     return rows
 
 

@@ -38,7 +38,8 @@ _CHAIN = (
 _CYCLE = (
     "On a cycle an operator cannot wait for the barrier on its back edge: that barrier "
     "comes round only after the operator has sent its own. What happens to the records "
-    "that arrive there meanwhile, under each variant?"
+    "that arrive there meanwhile, under each variant? The ABS paper and Flink's "
+    "documentation (above) do not answer it the same way."
 )
 
 
@@ -47,11 +48,12 @@ def _in_flight_answer(expected: set[str], job: str) -> str:
     others = ", ".join(v for v in VARIANTS if v not in expected)
     if job == "cyclic":
         return (
-            f"{names}: every variant stores the records that arrive on the back edge L->H "
-            "after its operator recorded its state, until the barrier comes round. For "
-            "at-least-once that is this engine's choice, the ABS paper's way with cycles: "
-            "Flink's at-least-once mode logs no back edge, and a failure loses the records "
-            "that were on the loop."
+            f"{names}: each stores the records that arrive on the back edge L->H after H "
+            "recorded its state, until the barrier comes round (unaligned barriers record "
+            "every input that way). Aligned barriers do it as the ABS paper does with "
+            f"cycles. {others} records the back edge empty, as Flink's at-least-once mode: "
+            "it logs no back edge, so a failure loses the records that were on the loop "
+            "(lesson 07b counts them)."
         )
     if job == "chain":
         return (
@@ -110,8 +112,9 @@ def check_in_flight(answer: Any, job: Literal["dag", "chain", "cyclic"] = "dag")
             f"store{'s' if len(expected) == 1 else ''} records in flight; "
             + (
                 "the others store operator state only."
-                if expected != set(VARIANTS)
-                else "every one, because of the back edge L->H."
+                if job != "cyclic"
+                else "at-least-once records the back edge L->H empty, as Flink's "
+                "at-least-once mode, and a failure loses what was on it."
             ),
         )
     missing = [v for v in VARIANTS if v in expected - names]
@@ -130,8 +133,10 @@ def check_in_flight(answer: Any, job: Literal["dag", "chain", "cyclic"] = "dag")
     text = "; ".join(parts).replace("1 variant", "one variant")
     if job == "chain":
         hint = _CHAIN
+    elif job == "cyclic":
+        hint = _CYCLE
     elif missing:
-        hint = _CYCLE if job == "cyclic" else _MISSING
+        hint = _MISSING
     else:
         hint = _EXTRA
     return Feedback(False, f"Not quite: {text}.", hint, answer=_in_flight_answer(expected, job))
