@@ -72,3 +72,12 @@ def test_the_rule_counts_prose_code_and_try_its(tmp_path: Path) -> None:
     measured = times.measure(lesson)
     assert measured["try_its"] == 1 and measured["code"] == 4
     assert measured["minutes"] == 20
+
+
+def test_lesson_00_and_the_guide_call_every_lesson_by_its_own_title() -> None:
+    start, guide = top(times.START), times.GUIDE.read_text(encoding="utf-8")
+    for path in LESSONS:
+        title = top(path).splitlines()[0].lstrip("# ").replace(" · ", " ")
+        assert title in guide, f"the guide does not call {path.name} {title!r}"
+        if path != times.START:
+            assert f"[{title}]({path.name})" in start, f"lesson 00 does not link {title!r}"
