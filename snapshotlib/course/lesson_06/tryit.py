@@ -89,10 +89,13 @@ def _verdict_feedback(
     if not isinstance(answer, bool):
         return Feedback(False, f"Answer True or False, not {answer!r}.")
     if answer != result.holds:
+        # the hint leads back to the recorded state; the verdict waits in the fold
         return Feedback(
             False,
-            f"Snapshot {snapshot_id} {'does not report' if answer else 'reports'} {name}.",
+            "Not quite: look at the recorded state again before you change your answer.",
             wrong_yes if answer else wrong_no,
+            answer=f"Snapshot {snapshot_id} {'reports' if result.holds else 'does not report'} "
+            f"{name}: {result.reason}.",
         )
     begun = next(
         i
