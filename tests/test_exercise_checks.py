@@ -218,3 +218,94 @@ def test_the_engines_version_reached_through_another_engine_function_fails_alike
     assert "offending_message: not defined when the notebook ran" in got["scores"]["q1"].message
     assert "NotInThisExercise" in got["scores"]["q1"].message
     assert got["scores"]["q1"].score == 0.0
+
+
+HONEST_RING_BYTES = '''
+def ring_bytes(size, rate, message_bytes, marker_delay):
+    """Bytes a Chandy–Lamport snapshot records on the ring, by the model."""
+    hops = size - 1  # channels the marker crosses before the last process records
+    ticks = hops * marker_delay
+    messages = rate * ticks + rate  # and the ones already on the wire
+    total = messages * message_bytes
+    assert total >= 0, "a size cannot be negative"
+    return total
+
+
+{d: ring_bytes(ring["size"], ring["rate"], ring["message_bytes"], d) for d in ring["delays"]}
+'''
+
+HONEST_MAX_DELAY = """
+size, rate, nbytes = ring["size"], ring["rate"], ring["message_bytes"]
+d = 0
+while ring_bytes(size, rate, nbytes, d + 1) <= ring["budget"]:
+    d += 1
+max_delay = d
+print(ex10.within_budget(variant, max_delay))  # checked on a run, as the question says
+max_delay
+"""
+
+
+def test_honest_work_on_exercise_10_keeps_every_mark(
+    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    got = agree("10_predict_then_measure", built_exercises["10_predict_then_measure"],
+                {"def ring_bytes": HONEST_RING_BYTES, "max_delay": HONEST_MAX_DELAY},
+                tmp_path)  # fmt: skip
+    assert got["checked"]["q1"]["verdict"] == "passed"
+    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 4.0, "q2": 0.0}
+    assert all(s.passed for s in got["scores"].values())
+
+
+HONEST_DEFINITELY = '''
+from functools import lru_cache
+
+
+def definitely(cuts, holding):
+    """Whether every path from the bottom to the top meets a cut in ``holding``."""
+    cuts = set(map(tuple, cuts))
+    holding = set(map(tuple, holding))
+    n = len(next(iter(cuts)))
+    bottom = tuple([0] * n)  # nothing has happened yet
+    top = max(cuts, key=sum)
+
+    @lru_cache(maxsize=None)
+    def escapes(cut):  # can we climb from cut to the top without meeting the predicate?
+        if cut in holding:
+            return False
+        if cut == top:
+            return True
+        ups = [cut[:k] + (cut[k] + 1,) + cut[k + 1:] for k in range(n)]
+        return any(escapes(up) for up in ups if up in cuts)
+
+    return not escapes(bottom)
+
+
+assert definitely(cuts, cuts)  # every path meets a predicate that always holds
+definitely(cuts, holding)
+'''
+
+HONEST_RUN = """
+def send(a, b, tokens, label):
+    return {"do": "send", "from": a, "to": b, "label": label, "payload": tokens}
+
+
+def deliver(a, b, label):
+    return {"do": "deliver", "from": a, "to": b, "label": label}
+
+
+steps = [send("P1", "P2", 2, "x"), deliver("P1", "P2", "get-x")]
+steps += [send("P2", "P1", 2, "y"), deliver("P2", "P1", "get-y")]
+steps.append(send("P3", "P2", 2, "z"))  # P3 empties while P1 waits for y
+steps.append({"do": "run"})
+my_run = {"processes": ["P1", "P2", "P3"], "steps": steps}
+"""
+
+
+def test_honest_work_on_exercise_13_keeps_every_mark(
+    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    got = agree("13_possibly_definitely", built_exercises["13_possibly_definitely"],
+                {"def definitely": HONEST_DEFINITELY, "my_run": HONEST_RUN}, tmp_path)  # fmt: skip
+    assert got["checked"]["q1"]["verdict"] == "passed"
+    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 4.0, "q2": 3.0}
+    assert all(s.passed for s in got["scores"].values())
