@@ -309,3 +309,31 @@ def test_honest_work_on_exercise_13_keeps_every_mark(
     assert got["checked"]["q1"]["verdict"] == "passed"
     assert {q: s.score for q, s in got["scores"].items()} == {"q1": 4.0, "q2": 3.0}
     assert all(s.passed for s in got["scores"].values())
+
+
+HONEST_TTL = """
+seconds = 5.5  # after trying 4 and 5 s with ex09.outcomes: too many healthy ones failed
+ttl_ms = seconds * 1000  # a float, but a whole number of milliseconds
+print(ex09.outcomes(variant, ttl_ms=round(ttl_ms), heartbeat_timeout_ms=2000))
+ttl_ms
+"""
+
+HONEST_HEARTBEAT = """
+import numpy as np
+
+margins = np.array([200, 300, 400])  # tried each with ex09.outcomes
+heartbeat_timeout_ms = 1000 + margins[1]  # a NumPy integer
+heartbeat_timeout_ms
+"""
+
+
+def test_honest_work_on_exercise_9_keeps_every_mark(
+    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    name = "09_ttl_and_heartbeat_timeout"
+    got = agree(name, built_exercises[name],
+                {"ttl_ms": HONEST_TTL, "heartbeat_timeout_ms": HONEST_HEARTBEAT},
+                tmp_path)  # fmt: skip
+    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 2.0, "q2": 2.0}
+    assert all(s.passed for s in got["scores"].values())
+    assert got["checked"]["q1"]["verdict"] != "refused"

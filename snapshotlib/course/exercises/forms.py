@@ -30,6 +30,7 @@ Standard library only: the tests import this in the learner's notebook too.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 #: what a scenario may take by default: more actions than this and the grader refuses it
@@ -54,10 +55,13 @@ def is_whole(value: Any) -> bool:
     --------
     >>> is_whole(3), is_whole(3.0), is_whole(3.5), is_whole(True), is_whole("3")
     (True, True, False, False, False)
+    >>> import numpy
+    >>> is_whole(numpy.int64(3)), is_whole(numpy.float64(3.0)), is_whole(numpy.bool_(True))
+    (True, True, False)
     """
     if isinstance(value, bool):
         return False
-    if isinstance(value, int):
+    if isinstance(value, numbers.Integral):  # NumPy's integers too: a learner's arithmetic
         return True
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
