@@ -337,3 +337,76 @@ def test_honest_work_on_exercise_9_keeps_every_mark(
     assert {q: s.score for q, s in got["scores"].items()} == {"q1": 2.0, "q2": 2.0}
     assert all(s.passed for s in got["scores"].values())
     assert got["checked"]["q1"]["verdict"] != "refused"
+
+
+HONEST_MARKER_RULES = '''
+class MarkerRules(SnapshotAlgorithm):
+    """Chandy–Lamport's marker rules, for any number of snapshots and initiators."""
+
+    name = "marker-rules"
+
+    def bind(self, sim):
+        super().bind(sim)
+        # channel -> {snapshot id: the list its accepted messages go to}
+        self.recording = [{} for _ in sim.network.channels]
+        self.listening = self.recording  # on_app_receive only hears channels being recorded
+
+    def record_and_send_markers(self, rec, process, action):
+        """Rule 1: record the state, send markers, start recording every input channel."""
+        rec.red_from[process] = action
+        rec.states[process] = self.sim.states[process]
+        for ch in self.sim.output_channels(process):
+            self.sim.emit(ch, action, "marker", rec.id)
+        for ch in self.sim.input_channels(process):
+            rec.channels[ch] = []
+            self.recording[ch][rec.id] = rec.channels[ch]
+
+    def start(self, process, snapshot_id, action):
+        rec = self.records.get(snapshot_id) or self.new_record(snapshot_id)
+        rec.initiators.append(process)
+        self.record_and_send_markers(rec, process, action)
+
+    def on_control(self, process, channel, message, action):
+        """``process`` accepted a marker on ``channel``: rules 2 and 3."""
+        marker = self.sim.trace.messages[message]
+        sid = marker.tag
+        rec = self.records[sid]
+        first = process not in rec.red_from
+        if first:
+            self.record_and_send_markers(rec, process, action)
+            assert rec.channels[channel] == []  # nothing can have arrived on it yet
+        recording_here = self.recording[channel]
+        if sid in recording_here:
+            recording_here.pop(sid)
+        rec.closed.add(channel)
+
+    def on_app_receive(self, channel, message):
+        """An application message was accepted on ``channel``."""
+        for sid in list(self.recording[channel]):
+            messages = self.recording[channel][sid]
+            messages.append(message)
+
+
+show_worked_example(MarkerRules)
+'''
+
+HONEST_MARKERS_SENT = """
+# every process sends one marker on each of its output channels, once per snapshot,
+# however many initiators start it
+per_process = {p: sum(1 for c in net.channels if c.src == p) for p in net.processes}
+markers_sent = sum(per_process.values())
+assert markers_sent == len(net.channels)
+markers_sent
+"""
+
+
+def test_honest_work_on_exercise_2_keeps_every_mark(
+    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    name = "02_marker_rules"
+    got = agree(name, built_exercises[name],
+                {"class MarkerRules": HONEST_MARKER_RULES, "markers_sent": HONEST_MARKERS_SENT},
+                tmp_path)  # fmt: skip
+    assert got["checked"]["q1"]["verdict"] == "passed"
+    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 13.0, "q2": 2.0}
+    assert all(s.passed for s in got["scores"].values())
