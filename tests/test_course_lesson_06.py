@@ -261,10 +261,14 @@ def test_typical_wrong_amounts_are_refused_with_a_hint(
     assert feedback.hint
 
 
-def test_no_answer_yet_gets_the_conservation_hint(bank: Simulator) -> None:
+def test_no_answer_yet_says_how_to_answer_and_keeps_the_method_for_a_wrong_one(
+    bank: Simulator,
+) -> None:
     feedback = check_in_transit(bank, None, "s1")
     assert not feedback.ok and "No answer" in feedback.message
-    assert "conserved" in feedback.hint and "300" in feedback.hint
+    assert feedback.hint == "Replace None with a whole number of units."
+    wrong = check_in_transit(bank, 1, "s1")
+    assert "conserved" in (wrong.hint or "") and "300" in (wrong.hint or "")
 
 
 # ---------------------------------------------------------- try it: termination

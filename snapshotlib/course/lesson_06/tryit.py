@@ -49,8 +49,8 @@ def check_in_transit(sim: Simulator, answer: Any, snapshot_id: str = "s1") -> Fe
         "The total is conserved: what the processes recorded plus what the channels "
         f"recorded is what there was at the start ({initial})."
     )
-    if _no_answer(answer):
-        return Feedback(False, "No answer yet.", hint)
+    if _no_answer(answer):  # how to answer, not how to find it: that is the task
+        return Feedback(False, "No answer yet.", f"Replace None with a whole number of {unit}.")
     if isinstance(answer, bool) or not isinstance(answer, int):
         return Feedback(False, f"Give a whole number of {unit}, not {answer!r}.", hint)
     if answer == moving:
