@@ -117,8 +117,8 @@ def check_breaking_run(
             False,
             f"Your run breaks ({breaks[0].kind}), but the message to blame, "
             f"{breaks[0].message}, travels on {breaks[0].channel}, not on {channel}.",
-            f"Make {src} record first (a marker must reach it), then let it send on "
-            f"{channel} and deliver that message before any marker reaches {dst}.",
+            f"The message to blame must travel from {src} to {dst}: which of the two has "
+            "to record first, and what has to arrive before what?",
         )
     if breaks:
         return Feedback(
@@ -135,21 +135,21 @@ def check_breaking_run(
     )
 
 
+#: hints that point at the reasoning, not at the steps: building the run is the task
 _HINTS = {
     RED_IN_WHITE: (
-        "Make a message overtake a marker: start the snapshot at the sender, then let it "
-        "send, and deliver that message (pick it with 'msg') before the marker reaches "
-        "the receiver."
+        "A process that has not recorded yet must not accept a message sent after its "
+        "sender recorded. On a non-FIFO channel, what can overtake a marker?"
     ),
     RED_RECORDED: (
-        "Let the receiver record first (start the snapshot there), let its marker reach "
-        "the sender, then have the sender send and deliver that message before the "
-        "sender's own marker."
+        "A channel's recorded state is what arrives after its receiver recorded, before "
+        "the marker on that channel. Could something sent after the sender recorded "
+        "arrive in that window?"
     ),
     MISSED: (
-        "Make a marker overtake a message: let the sender send first, then start the "
-        "snapshot at it, and deliver the marker (pick it with 'marker': 's1') before the "
-        "message."
+        "A message sent before its sender recorded must show up in the receiver's "
+        "recorded state or on the channel. What if the marker on that channel arrives "
+        "before it?"
     ),
 }
 
