@@ -161,18 +161,14 @@ def measure(
                         sum(1 for msg in messages if msg.kind != APP and msg.tag == e.id)
                     )
             crashed = StreamJob(flow, variant, seed=seed, **options).run(crash_at=crash_at)
-            found = crashed.outcome().duplicates
-            missing = clean.outcome().delivered - crashed.outcome().delivered
-            dups.append(sum(n - 1 for n in found.values()))
-            lost.append(missing.total())
-            same += crashed.outcome() == clean.outcome()
+            want, got = clean.outcome(), crashed.outcome()
+            dups.append(sum(n - 1 for n in got.duplicates.values()))
+            lost.append((want.delivered - got.delivered).total())
+            same += got == want
             if crashed.restores:
                 info = crashed.restores[0]
                 replayed.append(info["replayed"])
-                predicted += (sorted(found), sorted(missing)) == (
-                    info["predicted_duplicates"],
-                    info["predicted_lost"],
-                )
+                predicted += got.as_predicted(want, info)
         out.append(
             Costs(
                 variant=variant,

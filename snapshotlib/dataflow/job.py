@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,16 @@ class Outcome:
     def duplicates(self) -> dict[tuple[str, int], int]:
         """Records that reached a sink more than once, with how many times."""
         return {origin: n for origin, n in sorted(self.delivered.items()) if n > 1}
+
+    def as_predicted(self, reference: Outcome, restore: Mapping[str, Any]) -> bool:
+        """Whether this outcome of a restored run differs from ``reference`` (the
+        failure-free run's) by exactly what ``restore`` (a :meth:`StreamJob.restore`
+        report) predicted: its duplicates and its lost records."""
+        missing = reference.delivered - self.delivered
+        return (sorted(self.duplicates), sorted(missing)) == (
+            restore["predicted_duplicates"],
+            restore["predicted_lost"],
+        )
 
 
 class StreamJob:

@@ -111,11 +111,7 @@ def recovery_sweep(
                 found = got.duplicates
                 with_dups += bool(found)
                 dups += sum(n - 1 for n in found.values())
-                missing = clean.delivered - got.delivered
-                predicted += (sorted(found), sorted(missing)) == (
-                    info["predicted_duplicates"],
-                    info["predicted_lost"],
-                )
+                predicted += got.as_predicted(clean, info)
                 only += not diff.missing and diff.extra == {
                     f"{s}#{i}": n - 1 for (s, i), n in found.items()
                 }
