@@ -245,17 +245,6 @@ max_delay
 """
 
 
-def test_honest_work_on_exercise_10_keeps_every_mark(
-    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
-) -> None:
-    got = agree("10_predict_then_measure", built_exercises["10_predict_then_measure"],
-                {"def ring_bytes": HONEST_RING_BYTES, "max_delay": HONEST_MAX_DELAY},
-                tmp_path)  # fmt: skip
-    assert got["checked"]["q1"]["verdict"] == "passed"
-    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 4.0, "q2": 0.0}
-    assert all(s.passed for s in got["scores"].values())
-
-
 HONEST_DEFINITELY = '''
 from functools import lru_cache
 
@@ -301,16 +290,6 @@ my_run = {"processes": ["P1", "P2", "P3"], "steps": steps}
 """
 
 
-def test_honest_work_on_exercise_13_keeps_every_mark(
-    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
-) -> None:
-    got = agree("13_possibly_definitely", built_exercises["13_possibly_definitely"],
-                {"def definitely": HONEST_DEFINITELY, "my_run": HONEST_RUN}, tmp_path)  # fmt: skip
-    assert got["checked"]["q1"]["verdict"] == "passed"
-    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 4.0, "q2": 3.0}
-    assert all(s.passed for s in got["scores"].values())
-
-
 HONEST_TTL = """
 seconds = 5.5  # after trying 4 and 5 s with ex09.outcomes: too many healthy ones failed
 ttl_ms = seconds * 1000  # a float, but a whole number of milliseconds
@@ -325,18 +304,6 @@ margins = np.array([200, 300, 400])  # tried each with ex09.outcomes
 heartbeat_timeout_ms = 1000 + margins[1]  # a NumPy integer
 heartbeat_timeout_ms
 """
-
-
-def test_honest_work_on_exercise_9_keeps_every_mark(
-    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
-) -> None:
-    name = "09_ttl_and_heartbeat_timeout"
-    got = agree(name, built_exercises[name],
-                {"ttl_ms": HONEST_TTL, "heartbeat_timeout_ms": HONEST_HEARTBEAT},
-                tmp_path)  # fmt: skip
-    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 2.0, "q2": 2.0}
-    assert all(s.passed for s in got["scores"].values())
-    assert got["checked"]["q1"]["verdict"] != "refused"
 
 
 HONEST_MARKER_RULES = '''
@@ -400,13 +367,40 @@ markers_sent
 """
 
 
-def test_honest_work_on_exercise_2_keeps_every_mark(
-    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+#: honest learner-style answers per exercise: the cells they fill, the marks they must
+#: keep, and whether question 1's own check must say "passed" (for exercise 9: that it
+#: does not refuse the answer)
+HONEST_WORK = {
+    "02_marker_rules": (
+        {"class MarkerRules": HONEST_MARKER_RULES, "markers_sent": HONEST_MARKERS_SENT},
+        {"q1": 13.0, "q2": 2.0},
+        True,
+    ),
+    "09_ttl_and_heartbeat_timeout": (
+        {"ttl_ms": HONEST_TTL, "heartbeat_timeout_ms": HONEST_HEARTBEAT},
+        {"q1": 2.0, "q2": 2.0},
+        False,
+    ),
+    "10_predict_then_measure": (
+        {"def ring_bytes": HONEST_RING_BYTES, "max_delay": HONEST_MAX_DELAY},
+        {"q1": 4.0, "q2": 0.0},
+        True,
+    ),
+    "13_possibly_definitely": (
+        {"def definitely": HONEST_DEFINITELY, "my_run": HONEST_RUN},
+        {"q1": 4.0, "q2": 3.0},
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HONEST_WORK))
+def test_honest_work_keeps_every_mark_in_the_check_and_the_grade(
+    name: str, built_exercises: dict[str, dict[str, Path]], tmp_path: Path
 ) -> None:
-    name = "02_marker_rules"
-    got = agree(name, built_exercises[name],
-                {"class MarkerRules": HONEST_MARKER_RULES, "markers_sent": HONEST_MARKERS_SENT},
-                tmp_path)  # fmt: skip
-    assert got["checked"]["q1"]["verdict"] == "passed"
-    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 13.0, "q2": 2.0}
+    answers, full, q1_passes = HONEST_WORK[name]
+    got = agree(name, built_exercises[name], answers, tmp_path)
+    assert {q: s.score for q, s in got["scores"].items()} == full
     assert all(s.passed for s in got["scores"].values())
+    verdict = got["checked"]["q1"]["verdict"]
+    assert verdict == "passed" if q1_passes else verdict != "refused"
