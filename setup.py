@@ -34,4 +34,13 @@ class BuildWithCourse(build_py):  # type: ignore[misc]
                 shutil.copyfile(path, target / folder / path.name)
 
 
-setup(cmdclass={"build_py": BuildWithCourse})
+#: the prebuilt JupyterLab extension that lets widgets load in RISE's slideshow page
+#: (jupyter/labextensions/snapshotlib-rise-widgets/static/remoteEntry.js says why),
+#: installed where JupyterLab finds an environment's extensions
+RISE_WIDGETS = "jupyter/labextensions/snapshotlib-rise-widgets"
+DATA_FILES = [
+    (f"share/{RISE_WIDGETS}", [f"{RISE_WIDGETS}/package.json"]),
+    (f"share/{RISE_WIDGETS}/static", [f"{RISE_WIDGETS}/static/remoteEntry.js"]),
+]
+
+setup(cmdclass={"build_py": BuildWithCourse}, data_files=DATA_FILES)

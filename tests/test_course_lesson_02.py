@@ -356,4 +356,5 @@ def test_the_lesson_never_drives_a_widget_it_asks_the_learner_to_use(lesson):
 def test_the_lesson_states_one_goal_at_the_top(lesson):
     goal, _ = goal_and_minutes(lesson)
     assert "rules" in goal
-    assert len(lesson["cells"]) <= 45
+    # 45 cells, and the one prose cell too tall for a slide split in two
+    assert len(lesson["cells"]) <= 46

@@ -54,7 +54,7 @@ def test_a_lesson_holds_at_most_2500_words(path: Path) -> None:
 
 def test_lesson_00_and_the_guide_give_every_lesson_its_stated_time() -> None:
     stated = {times.lesson_number(p): times.stated(p) for p in LESSONS}
-    listed = times.table_times(top(times.START), " min")
+    listed = times.table_times(times.prose(times.START), " min")
     assert listed == {n: m for n, m in stated.items() if n != "00"}
     guide = times.table_times(times.GUIDE.read_text(encoding="utf-8"), "")
     assert guide == stated
@@ -75,7 +75,7 @@ def test_the_rule_counts_prose_code_and_try_its(tmp_path: Path) -> None:
 
 
 def test_lesson_00_and_the_guide_call_every_lesson_by_its_own_title() -> None:
-    start, guide = top(times.START), times.GUIDE.read_text(encoding="utf-8")
+    start, guide = times.prose(times.START), times.GUIDE.read_text(encoding="utf-8")
     for path in LESSONS:
         title = top(path).splitlines()[0].lstrip("# ").replace(" · ", " ")
         assert title in guide, f"the guide does not call {path.name} {title!r}"

@@ -50,7 +50,9 @@ def _source(cell: dict[str, Any]) -> str:
 def measure(path: Path) -> dict[str, int]:
     """Words of prose, code cells and try-its of a lesson, and the minutes the rule gives."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    prose = [_source(c) for c in cells if c["cell_type"] == "markdown"]
+    # a presenter's note (the slides' speaker view) is not the learner's to read
+    notes = [c for c in cells if "presenter-notes" in c.get("metadata", {}).get("tags", [])]
+    prose = [_source(c) for c in cells if c["cell_type"] == "markdown" and c not in notes]
     words = sum(len(_WORD.findall(text)) for text in prose)
     code = sum(1 for c in cells if c["cell_type"] == "code")
     try_its = sum(len(re.findall(r"^#{2,3} Try it", text, re.M)) for text in prose)
@@ -63,6 +65,12 @@ def stated(path: Path) -> int | None:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     found = _TIME.search(_source(cells[0]))
     return int(found.group(2)) if found else None
+
+
+def prose(path: Path) -> str:
+    """All the markdown of a notebook, its cells joined (lesson 00's tables span cells)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n\n".join(_source(c) for c in cells if c["cell_type"] == "markdown")
 
 
 def lesson_number(path: Path) -> str:
@@ -109,8 +117,11 @@ def write(times: dict[str, int]) -> None:
     for path in lessons():
         _write_top(path, times[lesson_number(path)])
     nb = json.loads(START.read_text(encoding="utf-8"))
-    top = _source(nb["cells"][0])
-    nb["cells"][0]["source"] = _write_table_rows(top, times, " min").splitlines(keepends=True)
+    # lesson 00's table of lessons runs over several cells (one slide each)
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            text = _write_table_rows(_source(cell), times, " min")
+            cell["source"] = text.splitlines(keepends=True)
     START.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     GUIDE.write_text(_write_table_rows(GUIDE.read_text(encoding="utf-8"), times, ""), "utf-8")
 

@@ -1,4 +1,4 @@
-"""``snapshotlib examples`` and ``snapshotlib course init|release``."""
+"""``snapshotlib examples`` and ``snapshotlib course init|release|slides``."""
 
 from __future__ import annotations
 
@@ -37,6 +37,15 @@ def cmd_release(args: argparse.Namespace) -> int:
     return _written(lambda: release.instructor(dest), f"the instructor release is in {dest}/")
 
 
+def cmd_slides(args: argparse.Namespace) -> int:
+    from .decks import export_decks
+
+    dest = Path(args.dest)
+    where = f"the lessons' decks are in {dest}/"
+    then = "; open one in a browser (S: the speaker view, F: full screen)"
+    return _written(lambda: export_decks(dest, args.lesson), where, then)
+
+
 def _written(write: Callable[[], list[Path]], where: str, then: str = "") -> int:
     """Run ``write``; say where and how many files, or the error in one line (exit 2)."""
     from .release import ReleaseError
@@ -70,3 +79,9 @@ def add_course_commands(sub: Any) -> None:
     which.add_argument("--student", metavar="OUT")
     which.add_argument("--instructor", metavar="OUT")
     q.set_defaults(func=cmd_release)
+    q = what.add_parser("slides", help="every lesson as a static reveal.js deck (one HTML "
+                        "file each, opens offline) for a lecture without a kernel")  # fmt: skip
+    q.add_argument("dest", metavar="OUT", help="folder to write the decks into")
+    q.add_argument("--lesson", action="append", metavar="NN",
+                   help="only this lesson (its number, e.g. 02 or 05a); repeatable")  # fmt: skip
+    q.set_defaults(func=cmd_slides)

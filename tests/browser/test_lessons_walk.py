@@ -1,9 +1,15 @@
-"""Every lesson, walked as a learner walks it: open it in JupyterLab, Run All, look.
+"""Every lesson, walked as a learner walks it: open it in JupyterLab, Run All, look; and
+presented as a lecturer presents it: saved, then stepped through slide by slide in RISE.
 
 After Run All every plotly figure on the page has drawn traces, no output is an error,
 no widget shows its plain-text fallback, no picture shows as a Python object's repr,
 and no dialog (JupyterLab's "Select Kernel", an error) appeared. A screenshot of each
 lesson's first interactive figure is kept in ``test-artifacts/``.
+
+Then the lesson is saved and presented (``presenting.py``): on a 1280×720 projector at
+150 %, every slide's content lies on the screen, no slide shows an error, and every
+widget comes up live in the slideshow. Each slide's screenshot is kept in
+``test-artifacts/slides/LESSON/``.
 
 The first-load race between a widget's display and its figure data shows on a busy
 machine, so the Explorer lessons are also walked with every core kept busy, pressing
@@ -31,6 +37,7 @@ from labdriver import (
     wait_kernel_idle,
 )
 from lessonwalk import DIALOG_WATCH_JS, busy_machine, read_page, scroll_through, wait_for_plots
+from presenting import present
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -49,10 +56,16 @@ def _lab_packages() -> None:
 
 
 def walk(
-    page: Page, server: LabServer, path: str, impatient: bool = False, opened: bool = False
+    page: Page,
+    server: LabServer,
+    path: str,
+    impatient: bool = False,
+    opened: bool = False,
+    slides: bool = False,
 ) -> None:
     """Open ``path`` (unless ``opened``: it is the notebook on the page), Run All, and
-    check what the page shows; screenshots on the way."""
+    check what the page shows; screenshots on the way. With ``slides``, then save it and
+    present it in RISE (:func:`check_slides`)."""
     if not opened:
         page.add_init_script(DIALOG_WATCH_JS)
         if impatient:
@@ -77,13 +90,37 @@ def walk(
     assert not report.dialogs, f"{path}: a dialog appeared: {report.dialogs}"
     assert not report.problems, f"{path}: " + "; ".join(report.problems)
     assert not report.blank_plots, f"{path}: figures without traces: {report.blank_plots}"
+    if slides:
+        check_slides(page, server, path)
+
+
+def check_slides(page: Page, server: LabServer, path: str) -> None:
+    """Save the run lesson (RISE's page loads it from disk) and present it in a second
+    page, as a lecturer opens the slideshow beside the lesson."""
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=60_000
+    )
+    deck = page.context.new_page()
+    try:
+        steps = present(deck, server, path)
+    finally:
+        deck.close()
+    where = lambda s: f"slide {s.position} ({s.title or 'untitled'}, {s.screenshot})"  # noqa: E731
+    broken = [f"{where(s)}: {p}" for s in steps for p in s.problems]
+    assert not broken, f"{path} presented:\n" + "\n".join(broken)
+    overflowing = [f"{where(s)}: {'; '.join(s.outside)}" for s in steps if s.outside]
+    assert not overflowing, (
+        f"{path} presented on 1280x720 at 150 %: content off the screen on "
+        f"{len(overflowing)} of {len(steps)} steps:\n" + "\n".join(overflowing)
+    )
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_runs_all_and_shows_everything(
     jupyter_server: LabServer, browser_page: Page, lesson: str
 ) -> None:
-    walk(browser_page, jupyter_server, f"notebooks/{lesson}")
+    walk(browser_page, jupyter_server, f"notebooks/{lesson}", slides=lesson[:2].isdigit())
 
 
 @pytest.mark.parametrize("lesson", LOADED)
@@ -91,7 +128,7 @@ def test_lesson_on_a_busy_machine_run_at_once(
     jupyter_server: LabServer, browser_page: Page, lesson: str
 ) -> None:
     with busy_machine():
-        walk(browser_page, jupyter_server, f"notebooks/{lesson}", impatient=True)
+        walk(browser_page, jupyter_server, f"notebooks/{lesson}", impatient=True, slides=True)
 
 
 _SHOW_ID_CELL_JS = """async () => {

@@ -1,0 +1,172 @@
+"""Store the slide layout of every lesson: the ``slideshow`` metadata RISE and the static
+decks read, from the one rule of ``snapshotlib/publish/slides.py``.
+
+    python tools/lesson_slides.py           # say which lessons' stored layout is stale
+    python tools/lesson_slides.py --write   # store the rule's layout in every lesson
+
+It first splits a markdown cell too tall for one slide into several,
+between paragraphs (a table between rows, its header repeated), so that each part
+fits the projector; the text stays the same and in the same place. Then it writes the
+generated presenter's notes (``write_notes``) and the layout.
+
+``tests/test_slides.py`` fails when a lesson's stored layout is not the rule's; run
+this after changing a lesson's cells.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from snapshotlib.publish.slides import (  # noqa: E402
+    NOTES_TAG,
+    SLIDE_BUDGET,
+    apply_layout,
+    estimated_height,
+    is_answer_cell,
+    is_heading,
+    source,
+)
+
+sys.path.insert(0, str(ROOT / "tools"))
+import lecture_plans  # noqa: E402
+
+#: the generated presenter's notes: the lesson's plan on its first slide, and at each
+#: question the room answers, how to run the prediction
+TITLE_NOTE_ID = "presenter-title"
+
+
+def prediction_note(question: str | None) -> str:
+    """The note on a question's prediction slide."""
+    ask = f' "{question}"' if question else " the question on this slide"
+    return (
+        f"**In class** (about 5 minutes): let the room answer{ask} first: a minute to "
+        "think, then a show of hands or two answers. Type the room's answer into the cell "
+        "below; on the next slide run the check (Shift-Enter): the engine says who was right."
+    )
+
+
+def _note(cell_id: str, text: str) -> dict:
+    return {"cell_type": "markdown", "id": cell_id, "metadata": {"tags": [NOTES_TAG]},
+            "source": text.splitlines(keepends=True)}  # fmt: skip
+
+
+def write_notes(notebook: dict, path: Path) -> None:
+    """Put the generated notes in place (the lesson's plan after its first cell, a
+    prediction note before each answer cell); the notes written by hand stay."""
+    generated = {TITLE_NOTE_ID} | {f"presenter-{c.get('id')}" for c in notebook["cells"]}
+    cells = [c for c in notebook["cells"]
+             if not (c.get("id") in generated and NOTES_TAG in c["metadata"].get("tags", [])
+                     and (c["id"] == TITLE_NOTE_ID or _answer_note(c)))]  # fmt: skip
+    out = [cells[0], _note(TITLE_NOTE_ID, lecture_plans.title_note(path))]
+    question: str | None = None
+    for cell in cells[1:]:
+        if is_heading(cell):
+            title = source(cell).splitlines()[0].lstrip("# ").strip()
+            question = title.removeprefix("Try it: ") if title.startswith("Try it: ") else None
+            question = question[0].upper() + question[1:] if question else None
+        if is_answer_cell(cell):
+            out.append(_note(f"presenter-{cell['id']}", prediction_note(question)))
+        out.append(cell)
+    notebook["cells"] = out
+
+
+def _answer_note(cell: dict) -> bool:
+    return source(cell).startswith("**In class** (about 5 minutes): let the room answer")
+
+
+def _blocks(text: str) -> list[str]:
+    """The markdown's paragraphs, lists and tables, a table's rows each its own block
+    (headed by the table's header when split off)."""
+    blocks: list[str] = []
+    for part in text.strip("\n").split("\n\n"):
+        lines = part.splitlines()
+        if len(lines) > 3 and all(line.startswith("|") for line in lines):
+            header, rows = lines[:2], lines[2:]
+            blocks.append("\n".join(header + rows[:1]))
+            blocks.extend("\n".join([*header, row]) for row in rows[1:])
+        else:
+            blocks.append(part)
+    return blocks
+
+
+def _join(blocks: list[str]) -> str:
+    """Blocks back into markdown: a table's rows split off rejoin their table."""
+    out: list[str] = []
+    for block in blocks:
+        lines = block.splitlines()
+        if (
+            out
+            and len(lines) == 3
+            and lines[0].startswith("|")
+            and out[-1].startswith("\n".join(lines[:2]))
+        ):
+            out[-1] += "\n" + lines[2]
+        else:
+            out.append(block)
+    return "\n\n".join(out)
+
+
+def split_tall_cells(notebook: dict) -> int:
+    """Split each markdown cell taller than a slide into parts that fit; how many split."""
+    cells: list[dict] = []
+    count = 0
+    for cell in notebook["cells"]:
+        notes = NOTES_TAG in cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "markdown" or notes or estimated_height(cell) <= SLIDE_BUDGET:
+            cells.append(cell)
+            continue
+        parts: list[list[str]] = [[]]
+        for block in _blocks(source(cell)):
+            trial = _join([*parts[-1], block])
+            if parts[-1] and estimated_height({"cell_type": "markdown", "source": trial}) > (
+                SLIDE_BUDGET
+            ):
+                parts.append([])
+            parts[-1].append(block)
+        if len(parts) == 1:
+            cells.append(cell)
+            continue
+        count += 1
+        for k, blocks in enumerate(parts):
+            text = _join(blocks).splitlines(keepends=True)
+            part = {**cell, "source": text} if k == 0 else {
+                "cell_type": "markdown", "id": f"{cell.get('id', 'cell')}-{k + 1}",
+                "metadata": {}, "source": text,
+            }  # fmt: skip
+            cells.append(part)
+    notebook["cells"] = cells
+    return count
+
+
+def lessons() -> list[Path]:
+    """Every lesson, 00 first: the numbered notebooks (not the glossary or errata)."""
+    return sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]*.ipynb"))
+
+
+def main(argv: list[str]) -> int:
+    write = "--write" in argv
+    stale = []
+    for path in lessons():
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        before = json.dumps(notebook)
+        split_tall_cells(notebook)
+        write_notes(notebook, path)
+        apply_layout(notebook)
+        if json.dumps(notebook) == before:
+            continue
+        stale.append(path.name)
+        if write:
+            text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+            path.write_text(text, encoding="utf-8")
+    verb = "wrote the layout of" if write else "stale layout in"
+    print(f"{verb} {len(stale)} lesson(s)" + (": " + ", ".join(stale) if stale else ""))
+    return 1 if stale and not write else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
