@@ -13,7 +13,12 @@ from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 #: (folder in the repository, files of it) copied into snapshotlib/_course/
-LEARNER_MATERIAL = (("notebooks", "*.ipynb"), ("exercises", "*.ipynb"), ("jupyter", "*.json"))
+LEARNER_MATERIAL = (
+    ("notebooks", "*.ipynb"),
+    ("notebooks", "*.css"),  # the lessons' look on RISE's slides
+    ("exercises", "*.ipynb"),
+    ("jupyter", "*.json"),
+)
 
 
 class BuildWithCourse(build_py):  # type: ignore[misc]

@@ -27,6 +27,8 @@ from snapshotlib.shipped import SCENARIOS, SWEEPS, names
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+#: what a course's notebooks/ folder holds: the lessons, and their look on RISE's slides
+NOTEBOOK_FILES = sorted([*LESSONS, "rise.css"])
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb"))
 #: a line shorter than this says too little to be anybody's secret ("return True")
 SECRET_LINE = 30
@@ -90,7 +92,7 @@ def test_course_init_copies_the_learner_course_and_overwrites_nothing(
 ) -> None:
     dest = tmp_path / "course"
     assert main(["course", "init", str(dest)]) == 0
-    assert sorted(p.name for p in (dest / "notebooks").iterdir()) == LESSONS
+    assert sorted(p.name for p in (dest / "notebooks").iterdir()) == NOTEBOOK_FILES
     assert sorted(p.name for p in (dest / "exercises").iterdir()) == EXERCISES
     assert sorted(p.stem for p in (dest / "examples" / "scenarios").iterdir()) == names(SCENARIOS)
     assert (dest / "examples" / "sweeps" / "lesson-09.toml").is_file()
@@ -164,7 +166,7 @@ def test_an_installed_wheel_runs_examples_and_copies_the_course_from_any_folder(
     assert "worked-example" in run("examples")
     assert "snapshot s1 (complete)" in run("run", "worked-example")
     run("course", "init", "my-course")
-    assert sorted(p.name for p in (cwd / "my-course" / "notebooks").iterdir()) == LESSONS
+    assert sorted(p.name for p in (cwd / "my-course" / "notebooks").iterdir()) == NOTEBOOK_FILES
     assert sorted(p.name for p in (cwd / "my-course" / "exercises").iterdir()) == EXERCISES
 
 
@@ -229,7 +231,7 @@ def test_the_student_release_holds_no_solution_hidden_test_or_expected_answer(
         leaked = secret & _lines(path)
         assert not leaked, f"{path}: has solution-only lines, e.g. {sorted(leaked)[:2]}"
     # what learners need to run it, on Binder too
-    assert sorted(p.name for p in (dest / "notebooks").iterdir()) == LESSONS
+    assert sorted(p.name for p in (dest / "notebooks").iterdir()) == NOTEBOOK_FILES
     assert sorted(p.name for p in (dest / "exercises").iterdir()) == EXERCISES
     assert (dest / "binder" / "postBuild").stat().st_mode & 0o111
     assert (dest / "snapshotlib" / "cli.py").is_file() and (dest / "pyproject.toml").is_file()

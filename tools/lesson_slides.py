@@ -16,6 +16,7 @@ this after changing a lesson's cells.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -55,16 +56,26 @@ def _note(cell_id: str, text: str) -> dict:
             "source": text.splitlines(keepends=True)}  # fmt: skip
 
 
+def strip_notes(notebook: dict) -> None:
+    """Take the generated notes out (``write_notes`` puts them back where they belong
+    now); the notes written by hand stay."""
+    notebook["cells"] = [
+        c for c in notebook["cells"]
+        if not (NOTES_TAG in c["metadata"].get("tags", [])
+                and (c.get("id") == TITLE_NOTE_ID or _answer_note(c)))
+    ]  # fmt: skip
+
+
 def write_notes(notebook: dict, path: Path) -> None:
-    """Put the generated notes in place (the lesson's plan after its first cell, a
-    prediction note before each answer cell); the notes written by hand stay."""
-    generated = {TITLE_NOTE_ID} | {f"presenter-{c.get('id')}" for c in notebook["cells"]}
-    cells = [c for c in notebook["cells"]
-             if not (c.get("id") in generated and NOTES_TAG in c["metadata"].get("tags", [])
-                     and (c["id"] == TITLE_NOTE_ID or _answer_note(c)))]  # fmt: skip
-    out = [cells[0], _note(TITLE_NOTE_ID, lecture_plans.title_note(path))]
+    """Put the generated notes in: the lesson's plan after its first cell (and the parts
+    split off it), a prediction note before each answer cell."""
+    cells = notebook["cells"]
+    top = 1
+    while top < len(cells) and str(cells[top].get("id", "")).startswith(f"{cells[0].get('id')}-"):
+        top += 1
+    out = [*cells[:top], _note(TITLE_NOTE_ID, lecture_plans.title_note(path))]
     question: str | None = None
-    for cell in cells[1:]:
+    for cell in cells[top:]:
         if is_heading(cell):
             title = source(cell).splitlines()[0].lstrip("# ").strip()
             question = title.removeprefix("Try it: ") if title.startswith("Try it: ") else None
@@ -111,11 +122,38 @@ def _join(blocks: list[str]) -> str:
     return "\n\n".join(out)
 
 
+def _merge_parts(cells: list[dict]) -> list[dict]:
+    """Undo earlier splits: a cell and the parts split off it (ids ``ID-2``, ``ID-3``...
+    right after it) become one cell again, so that a split follows the current rule."""
+    merged: list[dict] = []
+    for cell in cells:
+        base = merged[-1] if merged else None
+        if (
+            base is not None
+            and cell["cell_type"] == "markdown"
+            and base["cell_type"] == ("markdown")
+        ):
+            if re.fullmatch(re.escape(str(base.get("id"))) + r"(-\d+)+", str(cell.get("id"))):
+                text = _join(_blocks(source(base)) + _blocks(source(cell)))
+                merged[-1] = {**base, "source": text, "_parts": True}
+                continue
+        merged.append(cell)
+    for cell in merged:
+        if cell.pop("_parts", None):
+            cell["source"] = source(cell).splitlines(keepends=True)
+    return merged
+
+
+def _is_heading_block(block: str) -> bool:
+    return len(block.splitlines()) == 1 and block.lstrip().startswith("#")
+
+
 def split_tall_cells(notebook: dict) -> int:
-    """Split each markdown cell taller than a slide into parts that fit; how many split."""
+    """Split each markdown cell taller than a slide into parts that fit (a heading stays
+    with what follows it); how many split."""
     cells: list[dict] = []
     count = 0
-    for cell in notebook["cells"]:
+    for cell in _merge_parts(notebook["cells"]):
         notes = NOTES_TAG in cell.get("metadata", {}).get("tags", [])
         if cell["cell_type"] != "markdown" or notes or estimated_height(cell) <= SLIDE_BUDGET:
             cells.append(cell)
@@ -123,8 +161,11 @@ def split_tall_cells(notebook: dict) -> int:
         parts: list[list[str]] = [[]]
         for block in _blocks(source(cell)):
             trial = _join([*parts[-1], block])
-            if parts[-1] and estimated_height({"cell_type": "markdown", "source": trial}) > (
-                SLIDE_BUDGET
+            alone = len(parts[-1]) == 1 and _is_heading_block(parts[-1][0])
+            if (
+                parts[-1]
+                and not alone
+                and estimated_height({"cell_type": "markdown", "source": trial}) > SLIDE_BUDGET
             ):
                 parts.append([])
             parts[-1].append(block)
@@ -154,6 +195,7 @@ def main(argv: list[str]) -> int:
     for path in lessons():
         notebook = json.loads(path.read_text(encoding="utf-8"))
         before = json.dumps(notebook)
+        strip_notes(notebook)
         split_tall_cells(notebook)
         write_notes(notebook, path)
         apply_layout(notebook)

@@ -34,6 +34,8 @@ class Material:
     def learner_files(self) -> dict[str, Path]:
         """Every file of the learner's course, by its place in a course folder."""
         files = {f"notebooks/{p.name}": p for p in sorted(self.notebooks.glob("*.ipynb"))}
+        # how the lessons look on RISE's slides (RISE reads it beside the notebooks)
+        files |= {f"notebooks/{p.name}": p for p in sorted(self.notebooks.glob("*.css"))}
         files |= {f"exercises/{p.name}": p for p in sorted(self.exercises.glob("*.ipynb"))}
         # the examples ship as package data in a checkout and a wheel alike
         files |= {f"examples/scenarios/{p.name}": p for p in sorted(SCENARIOS.glob("*.json"))}

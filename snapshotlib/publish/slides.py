@@ -32,8 +32,9 @@ from typing import Any
 
 #: the projector's page: 1280×720 at 150 % zoom, in CSS pixels
 SCREEN_WIDTH, SCREEN_HEIGHT = 853, 480
-#: the height one slide may fill (the rest is reveal's margin and the progress bar)
-SLIDE_BUDGET = 400
+#: the height one slide may fill by the estimate below (which runs short of what RISE
+#: draws by up to a quarter; the rest is margin and the progress bar)
+SLIDE_BUDGET = 340
 #: tag of a markdown cell that is a note for the presenter (shown in the speaker view)
 NOTES_TAG = "presenter-notes"
 

@@ -157,39 +157,45 @@ class Explorer:
         self.snapshot_choice.observe(self._on_choice, names="value")
         self._update_send_targets()
 
+        controls = row(
+            [
+                self.reset_button,
+                self.undo_button,
+                self.redo_button,
+                self.step_button,
+                self.play,
+                self.speed,
+                self.seed,
+            ]
+        )
+        act = row([w.HTML("<b>Act</b>"), self.internal_at, self.internal_label, self.internal_go])
+        send = row([self.send_from, self.send_to, self.send_payload, self.send_label, self.send_go])
+        figures = row([self.network_view, self.table])
         self.widget = w.VBox(
             [
-                row(
-                    [
-                        self.reset_button,
-                        self.undo_button,
-                        self.redo_button,
-                        self.step_button,
-                        self.play,
-                        self.speed,
-                        self.seed,
-                    ]
-                ),
+                controls,
                 w.HTML(
                     "<b>Deliver</b> (the head of a channel)"
                     if self.sim.network.fifo
                     else "<b>Deliver</b> (any message in flight: the channels are not FIFO)"
                 ),
                 row([self.deliveries]),
-                row(
-                    [w.HTML("<b>Act</b>"), self.internal_at, self.internal_label, self.internal_go]
-                ),
-                row(
-                    [self.send_from, self.send_to, self.send_payload, self.send_label, self.send_go]
-                ),
+                act,
+                send,
                 row([self.snap_at, self.snap_id, self.snap_go, self.snapshot_choice]),
                 self.status,
                 # side by side on a laptop; the table below the network on a projector
-                row([self.network_view, self.table]),
+                figures,
                 self.spacetime_view,
             ]
         )
         self.widget.add_class("snapshot-explorer")
+        # what a slide leaves out (notebooks/rise.css): a lecture steps, delivers and
+        # starts snapshots, and shows the network and the table
+        for part, name in ((controls, "explorer-controls"), (act, "explorer-act"),
+                           (send, "explorer-send"), (figures, "explorer-figures"),
+                           (self.speed, "explorer-speed"), (self.seed, "explorer-seed")):  # fmt: skip
+            part.add_class(name)
         # stable names for notebooks' CSS and the browser tests
         self.table.add_class("explorer-table")
         self.status.add_class("explorer-status")

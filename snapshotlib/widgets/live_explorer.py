@@ -278,6 +278,7 @@ class LiveExplorer:
                 self.status,
             ]
         )
+        self.box.add_class("live-explorer")
         self.refresh()
         self._ticker = threading.Thread(target=self._tick, name="live-explorer", daemon=True)
         self._ticker.start()

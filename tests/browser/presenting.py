@@ -1,7 +1,7 @@
 """Present a lesson as a lecturer does: RISE's slideshow on a projector, every slide in turn.
 
 A lecturer runs the lesson in JupyterLab (Run All), saves it, and opens the slideshow
-(RISE, *View > Open as Reveal Slideshow*, Alt-R). RISE's page loads the saved notebook
+(RISE, *View > Open as Reveal Slideshow*). RISE's page loads the saved notebook
 and joins the lesson's running kernel, so its widgets come up live. The projector is
 1280×720 and the browser is zoomed to 150 %: the page is 853×480 CSS pixels, and that is
 the viewport here. :func:`present` steps through the deck with the space bar (every
@@ -21,6 +21,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 #: 1280×720 at 150 % zoom, in CSS pixels
 PROJECTOR = {"width": 853, "height": 480}
+#: widgets still taller than a slide (they need a lecture layout of their own, as the
+#: explorer's in notebooks/rise.css): RISE scrolls their slides (the lessons' RISE
+#: settings), and the fit check passes over them, and over nothing else
+TALLER_THAN_A_SLIDE = (".dataflow-explorer", ".live-explorer")
 #: how long a widget may take to come up on a slide on a loaded machine
 WIDGET_TIMEOUT_MS = 60_000
 #: a deck longer than this many steps has lost its way (the lessons have under 150)
@@ -41,7 +45,7 @@ _POSITION_JS = """() => {
 # What the present slide shows and where: everything visible on it must lie inside the
 # window. Hidden fragments and speaker notes do not count; what is inside a scrolling box
 # (a wide table the widget scrolls itself) counts by the box.
-_SLIDE_JS = r"""() => {
+_SLIDE_JS = r"""(exempt) => {
     const slides = [...document.querySelectorAll('.reveal .slides section.present')];
     const slide = slides[slides.length - 1];
     if (!slide) return null;
@@ -65,14 +69,19 @@ _SLIDE_JS = r"""() => {
     const outside = [];
     for (const el of slide.querySelectorAll('.jp-Cell, .jp-Cell *')) {
         if (el.children.length && !el.matches('img, svg, canvas, .js-plotly-plot, table')) continue;
-        if (!shown(el) || clipped(el)) continue;
+        const cell = el.closest('.jp-Cell');
+        if (!shown(el) || clipped(el) || (cell && cell.querySelector(exempt))) continue;
         const r = el.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) continue;
         if (r.bottom > H + 1 || r.right > W + 1 || r.top < -1 || r.left < -1) {
-            const cell = el.closest('.jp-Cell') || el;
-            const text = (cell.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 50);
-            outside.push(`the cell "${text}" reaches (${Math.round(r.right)}, ` +
-                         `${Math.round(r.bottom)})`);
+            // the cell by its first line of code that is not a comment, or of text
+            const code = cell && cell.querySelector('.cm-content');
+            const input = code || (cell && cell.querySelector('.jp-RenderedMarkdown'));
+            const lines = ((input || cell || el).innerText || '').split('\n')
+                .map(l => l.trim()).filter(l => l && !(code && l.startsWith('#')));
+            const text = lines[0] || '';
+            outside.push({cell: text.slice(0, 70),
+                          reaches: [Math.round(r.right), Math.round(r.bottom)]});
         }
     }
     const problems = [];
@@ -90,7 +99,8 @@ _SLIDE_JS = r"""() => {
         }
     }
     const title = (slide.querySelector('h1, h2, h3') || {}).innerText || '';
-    return {title: title.slice(0, 80), outside: [...new Set(outside)].slice(0, 5), problems};
+    const cells = [...new Map(outside.map(o => [o.cell, o])).values()];
+    return {title: title.slice(0, 80), outside: cells, problems};
 }"""
 
 
@@ -101,7 +111,8 @@ class Step:
     position: str
     title: str
     screenshot: str
-    outside: list[str] = field(default_factory=list)
+    #: the cells that reach off the screen: their first line, and how far they reach
+    outside: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
@@ -128,7 +139,8 @@ def present(page: Any, server: LabServer, path: str) -> list[Step]:
         settle(page)
         shot = folder / f"{len(steps):03d}.png"
         page.screenshot(path=str(shot))
-        seen = page.evaluate(_SLIDE_JS) or {"title": "", "outside": [], "problems": []}
+        seen = page.evaluate(_SLIDE_JS, ", ".join(TALLER_THAN_A_SLIDE))
+        seen = seen or {"title": "", "outside": [], "problems": []}
         steps.append(Step(position, seen["title"], str(shot), seen["outside"], seen["problems"]))
         page.keyboard.press("Space")
         after = page.evaluate(_POSITION_JS)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -46,6 +47,11 @@ LESSONS = sorted(p.name for p in (REPO_ROOT / "notebooks").glob("*.ipynb"))
 EXERCISES = sorted(p.name for p in (REPO_ROOT / "exercises").glob("*.ipynb"))
 #: lessons whose Explorer showed empty figures on a loaded machine
 LOADED = ["00_start_here.ipynb", "02_chandy_lamport.ipynb"]
+#: cells each taller than the screen on its own (a long table or printout), which RISE
+#: scrolls: the slides every other cell is on fit. The list may only shrink: a cell that
+#: now fits must come out of it, and one that does not fit and is not in it fails the walk
+KNOWN_TALL = Path(__file__).with_name("taller_than_the_screen.json")
+TALLER_THAN_THE_SCREEN: dict[str, list[str]] = json.loads(KNOWN_TALL.read_text("utf-8"))
 #: Run All of the slowest lesson (a Spark sweep) on a loaded 2-core machine, with margin
 RUN_ALL_TIMEOUT_MS = 900_000
 
@@ -109,10 +115,18 @@ def check_slides(page: Page, server: LabServer, path: str) -> None:
     where = lambda s: f"slide {s.position} ({s.title or 'untitled'}, {s.screenshot})"  # noqa: E731
     broken = [f"{where(s)}: {p}" for s in steps for p in s.problems]
     assert not broken, f"{path} presented:\n" + "\n".join(broken)
-    overflowing = [f"{where(s)}: {'; '.join(s.outside)}" for s in steps if s.outside]
-    assert not overflowing, (
+    lesson = path.rsplit("/", 1)[-1].removesuffix(".ipynb")
+    known = set(TALLER_THAN_THE_SCREEN.get(lesson, []))
+    seen = {o["cell"] for s in steps for o in s.outside}
+    new = [f"{where(s)}: the cell {o['cell']!r} reaches {o['reaches']}"
+           for s in steps for o in s.outside if o["cell"] not in known]  # fmt: skip
+    assert not new, (
         f"{path} presented on 1280x720 at 150 %: content off the screen on "
-        f"{len(overflowing)} of {len(steps)} steps:\n" + "\n".join(overflowing)
+        f"{len(new)} of {len(steps)} steps:\n" + "\n".join(new)
+    )
+    fits_now = sorted(known - seen)
+    assert not fits_now, (
+        f"{path}: these cells fit their slide now; take them out of {KNOWN_TALL.name}: {fits_now}"
     )
 
 
