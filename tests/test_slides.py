@@ -150,8 +150,8 @@ def test_a_deck_draws_its_figures_with_plotly_inlined_once(tmp_path: Path) -> No
     from snapshotlib.publish.decks import export_deck
 
     figure = {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4]}], "layout": {}}
-    plotly = {"output_type": "display_data", "metadata": {},
-              "data": {"application/vnd.plotly.v1+json": figure, "text/plain": "Figure"}}  # fmt: skip
+    data = {"application/vnd.plotly.v1+json": figure, "text/plain": "Figure"}
+    plotly = {"output_type": "display_data", "metadata": {}, "data": data}
     cells = [md("# A deck"), code("fig", [plotly]), md("## Two"), code("fig", [plotly])]
     for cell, kind in zip(cells, layout(cells), strict=True):
         cell["metadata"]["slideshow"] = {"slide_type": kind}

@@ -128,15 +128,13 @@ def _merge_parts(cells: list[dict]) -> list[dict]:
     merged: list[dict] = []
     for cell in cells:
         base = merged[-1] if merged else None
-        if (
-            base is not None
-            and cell["cell_type"] == "markdown"
-            and base["cell_type"] == ("markdown")
-        ):
-            if re.fullmatch(re.escape(str(base.get("id"))) + r"(-\d+)+", str(cell.get("id"))):
-                text = _join(_blocks(source(base)) + _blocks(source(cell)))
-                merged[-1] = {**base, "source": text, "_parts": True}
-                continue
+        family = base is not None and re.fullmatch(
+            re.escape(str(base.get("id"))) + r"(-\d+)+", str(cell.get("id"))
+        )
+        if base is not None and family and cell["cell_type"] == base["cell_type"] == "markdown":
+            text = _join(_blocks(source(base)) + _blocks(source(cell)))
+            merged[-1] = {**base, "source": text, "_parts": True}
+            continue
         merged.append(cell)
     for cell in merged:
         if cell.pop("_parts", None):

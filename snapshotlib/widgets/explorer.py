@@ -192,9 +192,10 @@ class Explorer:
         self.widget.add_class("snapshot-explorer")
         # what a slide leaves out (notebooks/rise.css): a lecture steps, delivers and
         # starts snapshots, and shows the network and the table
-        for part, name in ((controls, "explorer-controls"), (act, "explorer-act"),
-                           (send, "explorer-send"), (figures, "explorer-figures"),
-                           (self.speed, "explorer-speed"), (self.seed, "explorer-seed")):  # fmt: skip
+        parts = {"explorer-controls": controls, "explorer-act": act, "explorer-send": send,
+                 "explorer-figures": figures, "explorer-speed": self.speed,
+                 "explorer-seed": self.seed}  # fmt: skip
+        for name, part in parts.items():
             part.add_class(name)
         # stable names for notebooks' CSS and the browser tests
         self.table.add_class("explorer-table")
