@@ -34,7 +34,10 @@ _PLOTLY = "application/vnd.plotly.v1+json"
 #: "[Explorer: an interactive widget; run the notebook to use it]", the widgets' fallback
 _WIDGET_NAME = re.compile(r"\[([^:\]]+): an interactive widget")
 
-#: the page of a slide: prose from the left, as in the notebook; widget placeholders
+#: the page of a slide: prose from the left, as in the notebook; no execution counts;
+#: a long line of code scrolls, as in the notebook, and printouts wrap at the slide's
+#: edge; widget placeholders. The lessons' own slide style (notebooks/rise.css, which
+#: RISE reads) comes after it.
 _DECK_CSS = """
 .reveal .slides { text-align: left; }
 .reveal a.anchor-link { display: none; }
@@ -42,9 +45,19 @@ _DECK_CSS = """
 .reveal .slides section { height: 100%; }
 .reveal .jp-RenderedHTMLCommon { font-size: 14px; }
 .reveal pre, .reveal code { box-shadow: none; }
-.reveal img { max-height: 420px; }
+.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt { display: none; }
+.reveal .jp-InputArea pre { overflow-x: auto; }
+.reveal .jp-OutputArea pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.reveal img { max-width: 100%; }
 .deck-widget { border: 1px dashed #888; padding: 0.6em 1em; color: #444; font-size: 14px; }
 """
+
+
+def slide_css() -> str:
+    """The decks' style: theirs, then the lessons' slide style (``rise.css``)."""
+    lessons = material().notebooks / "rise.css"
+    own = lessons.read_text(encoding="utf-8") if lessons.is_file() else ""
+    return _script_safe(_DECK_CSS + own)
 
 
 def _script_safe(text: str) -> str:
@@ -112,7 +125,7 @@ def export_deck(notebook_path: Path, out: Path) -> Path:
         "height": SCREEN_HEIGHT,
         "reveal_css": _script_safe((REVEAL / "reveal.css").read_text(encoding="utf-8")),
         "theme_css": _script_safe((REVEAL / "white.css").read_text(encoding="utf-8")),
-        "deck_css": _DECK_CSS,
+        "deck_css": slide_css(),
         "reveal_js": _script_safe((REVEAL / "reveal.js").read_text(encoding="utf-8")),
         "notes_js": _script_safe((REVEAL / "notes.js").read_text(encoding="utf-8")),
         "plotly_js": "",
