@@ -169,6 +169,13 @@ def test_a_widget_in_a_deck_says_where_it_runs(decks: Path) -> None:
     assert "Plotly.newPlot(" not in page and "plotly.js v" not in page  # no figure, no plotly
 
 
+def test_a_deck_keeps_the_presenters_notes_for_its_speaker_view(decks: Path) -> None:
+    page = (decks / "02_chandy_lamport.html").read_text(encoding="utf-8")
+    notes = re.findall(r'<aside class="notes">(.*?)</aside>', page, re.S)
+    assert any("For the presenter" in n and "50-minute session" in n for n in notes)
+    assert any("let the room answer" in n for n in notes)
+
+
 def test_a_deck_keeps_the_lessons_slides(decks: Path) -> None:
     page = (decks / "02_chandy_lamport.html").read_text(encoding="utf-8")
     nb = load(ROOT / "notebooks" / "02_chandy_lamport.ipynb")

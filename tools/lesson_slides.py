@@ -67,12 +67,10 @@ def strip_notes(notebook: dict) -> None:
 
 
 def write_notes(notebook: dict, path: Path) -> None:
-    """Put the generated notes in: the lesson's plan after its first cell (and the parts
-    split off it), a prediction note before each answer cell."""
+    """Put the generated notes in: the lesson's plan after its first cell, a prediction
+    note before each answer cell."""
     cells = notebook["cells"]
-    top = 1
-    while top < len(cells) and str(cells[top].get("id", "")).startswith(f"{cells[0].get('id')}-"):
-        top += 1
+    top = 1  # the plan is the first slide's note: right after the lesson's first cell
     out = [*cells[:top], _note(TITLE_NOTE_ID, lecture_plans.title_note(path))]
     question: str | None = None
     for cell in cells[top:]:

@@ -214,3 +214,29 @@ def test_a_lesson_opened_as_cloned_shows_its_pictures(
     assert [p for p in problems if "shows its text fallback" not in p] == []
     assert all("run the notebook to use it" in p for p in problems)
     assert read_page(page).dialogs == []
+
+
+def test_the_speaker_view_shows_the_presenters_notes(
+    jupyter_server: LabServer, browser_page: Page
+) -> None:
+    # the presenter presses T on the first slide: the speaker view opens in a window of
+    # its own and shows the lesson's plan, the first slide's note
+    from presenting import PROJECTOR, rise_url, settle
+
+    page = browser_page
+    page.set_viewport_size(PROJECTOR)
+    page.goto(rise_url(jupyter_server, "notebooks/02_chandy_lamport.ipynb"))
+    page.locator(".reveal.ready").wait_for(state="attached", timeout=60_000)
+    settle(page)
+    page.locator(".reveal .slides section.present .jp-Cell").first.click()
+    page.keyboard.press("Escape")
+    with page.context.expect_page(timeout=30_000) as opened:
+        page.keyboard.press("t")
+    speaker = opened.value
+    try:
+        speaker.wait_for_function(
+            "() => document.body.innerText.includes('For the presenter')", timeout=60_000
+        )
+        assert "A 50-minute session" in speaker.evaluate("() => document.body.innerText")
+    finally:
+        speaker.close()
