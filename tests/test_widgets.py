@@ -1009,3 +1009,20 @@ def test_a_failing_run_search_in_the_notebook_stops_at_its_limit_and_says_so() -
     assert isinstance(said, str) and said.startswith("no failing run in the first 20 states")
     whole = open_failing_run(system)
     assert isinstance(whole, str) and whole.startswith("every interleaving holds")
+
+
+def test_the_renderers_own_error_logs_stay_out_of_the_lesson(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # choreographer (under kaleido) logs a traceback for a message it then ignores; in a
+    # notebook that shows in red under a picture that came out right
+    import logging
+
+    from snapshotlib.widgets import static
+
+    static.quiet_renderer()
+    logging.getLogger("choreographer.channels.pipe").exception("JSONError decoding message")
+    logging.getLogger("kaleido").error("a renderer's complaint")
+    assert capsys.readouterr().err == ""
+    assert not logging.getLogger("choreographer.channels.pipe").isEnabledFor(logging.CRITICAL)
+    assert logging.getLogger("snapshotlib").isEnabledFor(logging.ERROR)  # others unchanged

@@ -18,6 +18,7 @@ on the stuck renderer.
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import threading
 from typing import Any
@@ -30,6 +31,19 @@ RENDER_BACKSTOP = 120.0
 _stuck = threading.Event()
 
 
+#: the loggers of kaleido and of the browser driver under it (choreographer), which log
+#: a traceback to the cell's output for a message they ignore (seen on a loaded machine:
+#: "JSONError decoding message. Ignoring"): a learner would see it in red under a picture
+#: that came out right. A picture is only a fallback, and its failure is said otherwise.
+RENDERER_LOGGERS = ("kaleido", "choreographer", "logistro")
+
+
+def quiet_renderer() -> None:
+    """Keep the renderer's own log records (errors included) out of the notebook."""
+    for name in RENDERER_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
 def static_png(fig: go.Figure, width: int = 760, height: int | None = None) -> bytes | None:
     """The figure as PNG bytes, or ``None`` when no renderer is available here (or it did
     not answer within :data:`RENDER_BACKSTOP` seconds)."""
@@ -37,6 +51,7 @@ def static_png(fig: go.Figure, width: int = 760, height: int | None = None) -> b
         import kaleido  # noqa: F401  (the renderer plotly uses)
     except ImportError:
         return None
+    quiet_renderer()
     if _stuck.is_set():
         return None
     if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):

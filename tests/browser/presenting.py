@@ -21,10 +21,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 #: 1280×720 at 150 % zoom, in CSS pixels
 PROJECTOR = {"width": 853, "height": 480}
-#: widgets still taller than a slide (they need a lecture layout of their own, as the
-#: explorer's in notebooks/rise.css): RISE scrolls their slides (the lessons' RISE
+#: widgets still taller than a slide (they need a lecture view of their own, as the
+#: explorers' in notebooks/rise.css): RISE scrolls their slides (the lessons' RISE
 #: settings), and the fit check passes over them, and over nothing else
-TALLER_THAN_A_SLIDE = (".dataflow-explorer", ".live-explorer")
+TALLER_THAN_A_SLIDE = (".live-explorer",)
 #: how long a widget may take to come up on a slide on a loaded machine
 WIDGET_TIMEOUT_MS = 60_000
 #: a deck longer than this many steps has lost its way (the lessons have under 150)
