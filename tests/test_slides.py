@@ -237,7 +237,7 @@ def test_the_first_slide_carries_the_lessons_plan_for_the_presenter(path: Path) 
     first_heading = next(i for i, c in enumerate(cells) if i and is_heading(c))
     notes = [c for c in cells[:first_heading] if NOTES_TAG in c["metadata"].get("tags", [])]
     assert len(notes) == 1, f"{path.name}: the first slide has {len(notes)} notes"
-    assert source(notes[0]) == plans.title_note(path), (
+    assert source(notes[0]) == plans.title_note(cells), (
         f"{path.name}: the plan note is stale; run python tools/lesson_slides.py --write"
     )
     assert "50-minute session" in source(notes[0]) and "Close" in source(notes[0])
@@ -279,7 +279,7 @@ def test_the_guide_gives_every_lesson_its_50_minute_plan() -> None:
     guide = (ROOT / "docs" / "instructor-guide.md").read_text(encoding="utf-8")
     assert plans.guide_section() in guide, "run python tools/lecture_plans.py --write"
     for path in LESSONS:
-        rows = plans.plan(path)
+        rows = plans.plan(load(path)["cells"])
         assert rows[0][0] == 0 and rows[-1][1] <= 50, path.name
         assert all(a <= b for a, b, _ in rows), path.name
         assert all(rows[k][1] == rows[k + 1][0] for k in range(len(rows) - 1)), path.name

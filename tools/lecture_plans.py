@@ -24,6 +24,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -31,12 +32,13 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import lesson_times  # noqa: E402
 
-from snapshotlib.publish.slides import NOTES_TAG, is_heading, source  # noqa: E402
+from snapshotlib.publish.slides import is_heading, is_notes, source  # noqa: E402
 
 GUIDE = ROOT / "docs" / "instructor-guide.md"
 SESSION, OPENING, CLOSING = 50, 5, 5
 #: the shortest share of its reading time a section may get in class
 LEAST_PACE = 0.5
+PREDICTED, LEFT_TO_LEARNERS = " (the room predicts, then the reveal)", " (left to the learners)"
 BEGIN, END = "<!-- lecture plans: tools/lecture_plans.py -->", "<!-- end of lecture plans -->"
 
 
@@ -47,13 +49,20 @@ class Section:
     try_it: bool
 
 
-def sections(path: Path) -> list[Section]:
+Cells = list[dict[str, Any]]
+
+
+def cells_of(path: Path) -> Cells:
+    cells: Cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return cells
+
+
+def sections(cells: Cells) -> list[Section]:
     """The lesson's sections (from its first heading after the title), each with the
     time the rule gives it; a folded answer section joins the try-it before it."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     out: list[Section] = []
     for cell in cells[1:]:
-        if NOTES_TAG in cell.get("metadata", {}).get("tags", []):
+        if is_notes(cell):
             continue
         text = source(cell)
         if is_heading(cell):
@@ -71,9 +80,10 @@ def sections(path: Path) -> list[Section]:
     return [s for s in out if s.title not in ("Where these ideas come from",)]
 
 
-def plan(path: Path) -> list[tuple[int, int, str]]:
-    """(start, end, what) rows of the session, in minutes from its start."""
-    parts = [s for s in sections(path) if s.title != "Summary"]
+def plan(cells: Cells) -> list[tuple[int, int, str]]:
+    """(start, end, what) rows of the session of a lesson (its cells), in minutes from
+    its start."""
+    parts = [s for s in sections(cells) if s.title != "Summary"]
     budget = SESSION - OPENING - CLOSING
     try_its = [s for s in parts if s.try_it]
     in_class = len(try_its)
@@ -88,11 +98,7 @@ def plan(path: Path) -> list[tuple[int, int, str]]:
         length = s.minutes * pace + (5 if id(s) in room else 0)
         what = s.title
         if s.try_it:
-            what += (
-                " (the room predicts, then the reveal)"
-                if id(s) in room
-                else (" (left to the learners)")
-            )
+            what += PREDICTED if id(s) in room else LEFT_TO_LEARNERS
         start, clock = clock, clock + length
         if rows and round(clock) == rows[-1][1] and not s.try_it:
             rows[-1] = (rows[-1][0], rows[-1][1], rows[-1][2] + "; " + what)
@@ -104,9 +110,9 @@ def plan(path: Path) -> list[tuple[int, int, str]]:
 
 
 def plan_markdown(path: Path) -> str:
-    title = source(json.loads(path.read_text(encoding="utf-8"))["cells"][0]).splitlines()[0]
-    title = title.lstrip("# ").replace(" · ", " ")
-    alone, rows = lesson_times.stated(path), plan(path)
+    cells = cells_of(path)
+    title = source(cells[0]).splitlines()[0].lstrip("# ").replace(" · ", " ")
+    alone, rows = lesson_times.stated(path), plan(cells)
     session = rows[-1][1]
     lines = [f"**{title}** (a learner alone: {alone} minutes; in class: {session}; the deck: "
              f"`slides/{path.stem}.html`)", "",
@@ -119,9 +125,9 @@ def guide_section() -> str:
     return "\n\n".join(plan_markdown(p) for p in lesson_times.lessons())
 
 
-def title_note(path: Path) -> str:
+def title_note(cells: Cells) -> str:
     """The presenter's note on a lesson's first slide: how to start, and the plan."""
-    rows = "\n".join(f"* {a}–{b} min: {what}" for a, b, what in plan(path))
+    rows = "\n".join(f"* {a}–{b} min: {what}" for a, b, what in plan(cells))
     return (
         "*For the presenter* (this note is in the speaker view: key T in RISE, S in the "
         "static deck). Before the session: open this lesson in JupyterLab, Run All, "

@@ -30,6 +30,7 @@ from snapshotlib.publish.slides import (  # noqa: E402
     estimated_height,
     is_answer_cell,
     is_heading,
+    is_notes,
     source,
 )
 
@@ -56,24 +57,26 @@ def _note(cell_id: str, text: str) -> dict:
             "source": text.splitlines(keepends=True)}  # fmt: skip
 
 
+def _generated_ids(cells: list[dict]) -> set[str]:
+    """The ids the generated notes have: the plan's, and one per answer cell."""
+    return {TITLE_NOTE_ID} | {f"presenter-{c['id']}" for c in cells if is_answer_cell(c)}
+
+
 def strip_notes(notebook: dict) -> None:
     """Take the generated notes out (``write_notes`` puts them back where they belong
     now); the notes written by hand stay."""
-    notebook["cells"] = [
-        c for c in notebook["cells"]
-        if not (NOTES_TAG in c["metadata"].get("tags", [])
-                and (c.get("id") == TITLE_NOTE_ID or _answer_note(c)))
-    ]  # fmt: skip
+    generated = _generated_ids(notebook["cells"])
+    kept = [c for c in notebook["cells"] if not (is_notes(c) and c.get("id") in generated)]
+    notebook["cells"] = kept
 
 
-def write_notes(notebook: dict, path: Path) -> None:
-    """Put the generated notes in: the lesson's plan after its first cell, a prediction
-    note before each answer cell."""
+def write_notes(notebook: dict) -> None:
+    """Put the generated notes in: the lesson's plan right after its first cell (the first
+    slide's note), a prediction note before each answer cell."""
     cells = notebook["cells"]
-    top = 1  # the plan is the first slide's note: right after the lesson's first cell
-    out = [*cells[:top], _note(TITLE_NOTE_ID, lecture_plans.title_note(path))]
+    out = [cells[0], _note(TITLE_NOTE_ID, lecture_plans.title_note(cells))]
     question: str | None = None
-    for cell in cells[top:]:
+    for cell in cells[1:]:
         if is_heading(cell):
             title = source(cell).splitlines()[0].lstrip("# ").strip()
             question = title.removeprefix("Try it: ") if title.startswith("Try it: ") else None
@@ -82,10 +85,6 @@ def write_notes(notebook: dict, path: Path) -> None:
             out.append(_note(f"presenter-{cell['id']}", prediction_note(question)))
         out.append(cell)
     notebook["cells"] = out
-
-
-def _answer_note(cell: dict) -> bool:
-    return source(cell).startswith("**In class** (about 5 minutes): let the room answer")
 
 
 def _blocks(text: str) -> list[str]:
@@ -150,8 +149,11 @@ def split_tall_cells(notebook: dict) -> int:
     cells: list[dict] = []
     count = 0
     for cell in _merge_parts(notebook["cells"]):
-        notes = NOTES_TAG in cell.get("metadata", {}).get("tags", [])
-        if cell["cell_type"] != "markdown" or notes or estimated_height(cell) <= SLIDE_BUDGET:
+        if (
+            cell["cell_type"] != "markdown"
+            or is_notes(cell)
+            or estimated_height(cell) <= (SLIDE_BUDGET)
+        ):
             cells.append(cell)
             continue
         parts: list[list[str]] = [[]]
@@ -180,20 +182,15 @@ def split_tall_cells(notebook: dict) -> int:
     return count
 
 
-def lessons() -> list[Path]:
-    """Every lesson, 00 first: the numbered notebooks (not the glossary or errata)."""
-    return sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]*.ipynb"))
-
-
 def main(argv: list[str]) -> int:
     write = "--write" in argv
     stale = []
-    for path in lessons():
+    for path in lecture_plans.lesson_times.lessons():
         notebook = json.loads(path.read_text(encoding="utf-8"))
         before = json.dumps(notebook)
         strip_notes(notebook)
         split_tall_cells(notebook)
-        write_notes(notebook, path)
+        write_notes(notebook)
         apply_layout(notebook)
         if json.dumps(notebook) == before:
             continue

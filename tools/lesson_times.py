@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from snapshotlib.publish.slides import is_notes
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 GUIDE = ROOT / "docs" / "instructor-guide.md"
@@ -51,8 +53,7 @@ def measure(path: Path) -> dict[str, int]:
     """Words of prose, code cells and try-its of a lesson, and the minutes the rule gives."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     # a presenter's note (the slides' speaker view) is not the learner's to read
-    notes = [c for c in cells if "presenter-notes" in c.get("metadata", {}).get("tags", [])]
-    prose = [_source(c) for c in cells if c["cell_type"] == "markdown" and c not in notes]
+    prose = [_source(c) for c in cells if c["cell_type"] == "markdown" and not is_notes(c)]
     words = sum(len(_WORD.findall(text)) for text in prose)
     code = sum(1 for c in cells if c["cell_type"] == "code")
     try_its = sum(len(re.findall(r"^#{2,3} Try it", text, re.M)) for text in prose)
