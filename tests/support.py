@@ -83,15 +83,22 @@ HONEST_OFFENDING_MESSAGE = (
 )
 
 
-def make_exercises_tool() -> Any:
-    """``tools/make_exercises.py`` as a module (tools/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        "make_exercises", ROOT / "tools" / "make_exercises.py"
-    )
+def tool(name: str) -> Any:
+    """``tools/NAME.py`` as a module (tools/ is not a package). It is registered under its
+    name, as a tool that imports it finds it (and its dataclasses find themselves)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def make_exercises_tool() -> Any:
+    """``tools/make_exercises.py`` as a module."""
+    return tool("make_exercises")
 
 
 def fill_in(exercise: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:

@@ -8,27 +8,15 @@ code cell, 5 minutes per *Try it*, rounded up to 5 minutes. After changing a les
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from support import tool
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _tool() -> ModuleType:
-    path = ROOT / "tools" / "lesson_times.py"
-    spec = importlib.util.spec_from_file_location("lesson_times", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-times = _tool()
+times = tool("lesson_times")
 LESSONS = times.lessons()
 
 

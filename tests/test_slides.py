@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import tool
 
 from snapshotlib.publish.release import ReleaseError
 from snapshotlib.publish.slides import (
@@ -214,17 +215,6 @@ def test_course_slides_writes_the_decks_and_says_where(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- notes
 
 
-def _tool(name: str):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
-
-
 def is_widget(cell: dict) -> bool:
     return any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
                for o in cell.get("outputs", []))  # fmt: skip
@@ -233,7 +223,7 @@ def is_widget(cell: dict) -> bool:
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_the_first_slide_carries_the_lessons_plan_for_the_presenter(path: Path) -> None:
     cells = load(path)["cells"]
-    plans = _tool("lecture_plans")
+    plans = tool("lecture_plans")
     first_heading = next(i for i, c in enumerate(cells) if i and is_heading(c))
     notes = [c for c in cells[:first_heading] if NOTES_TAG in c["metadata"].get("tags", [])]
     assert len(notes) == 1, f"{path.name}: the first slide has {len(notes)} notes"
@@ -263,7 +253,7 @@ def test_every_prediction_and_every_widget_slide_has_a_note_for_the_presenter(
 
 
 def test_a_presenters_note_takes_none_of_the_learners_time(tmp_path: Path) -> None:
-    times = _tool("lesson_times")
+    times = tool("lesson_times")
     lesson = ROOT / "notebooks" / "02_chandy_lamport.ipynb"
     nb = load(lesson)
     without = {**nb, "cells": [c for c in nb["cells"] if NOTES_TAG not in
@@ -275,7 +265,7 @@ def test_a_presenters_note_takes_none_of_the_learners_time(tmp_path: Path) -> No
 
 
 def test_the_guide_gives_every_lesson_its_50_minute_plan() -> None:
-    plans = _tool("lecture_plans")
+    plans = tool("lecture_plans")
     guide = (ROOT / "docs" / "instructor-guide.md").read_text(encoding="utf-8")
     assert plans.guide_section() in guide, "run python tools/lecture_plans.py --write"
     for path in LESSONS:
