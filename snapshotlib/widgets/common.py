@@ -111,6 +111,17 @@ def row(children: Sequence[w.Widget]) -> w.HBox:
     return w.HBox(list(children), layout=w.Layout(flex_flow="row wrap"))
 
 
+#: the class of a widget's parts that a lecture's slide leaves out (notebooks/rise.css
+#: hides them on RISE's slides; the notebook shows them)
+OFF_SLIDE = "off-slide"
+
+
+def off_slide(*parts: w.Widget) -> None:
+    """Leave these parts of a widget off the lecture's slides (they stay in the notebook)."""
+    for part in parts:
+        part.add_class(OFF_SLIDE)
+
+
 def make_button(text: str, icon: str, tooltip: str) -> w.Button:
     """A button sized to its text, as every widget of the course uses."""
     return w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(width="auto"))

@@ -32,7 +32,7 @@ from ..viz.checkpoints import registry_figure, registry_spec
 from ..viz.dataflow import dataflow_figure, dataflow_spec, record_name
 from ..viz.layered import dataflow_layout
 from ..viz.update import update_in_place
-from .common import find_button, make_button, row, widget_bundle
+from .common import find_button, make_button, off_slide, row, widget_bundle
 from .figure_widget import figure_widget
 
 #: lines of history kept in the log under the figures
@@ -269,12 +269,10 @@ class DataflowExplorer:
                 tables,
             ]
         )
-        # what a slide leaves out (notebooks/rise.css): a lecture steps, triggers, crashes
-        # and restores, and watches the graph; the lesson prints the registry itself
-        parts = {"dataflow-tables": tables, "dataflow-variant": self.variant,
-                 "dataflow-seed": self.seed, "dataflow-reset": self.reset_button}  # fmt: skip
-        for name, part in parts.items():
-            part.add_class(name)
+        # a lecture's slide steps, triggers, crashes and restores, and shows the graph;
+        # the registry and log (lesson 08 prints the registry where it asks about it),
+        # variant, seed and reset stay in the notebook
+        off_slide(tables, self.variant, self.seed, self.reset_button)
         # stable names for notebooks' CSS and the browser tests
         self.widget.add_class("dataflow-explorer")
         self.status.add_class("dataflow-status")

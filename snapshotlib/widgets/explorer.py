@@ -33,6 +33,7 @@ from .common import (
     delivery_label,
     find_button,
     make_button,
+    off_slide,
     row,
     state_table_html,
     widget_bundle,
@@ -157,23 +158,21 @@ class Explorer:
         self.snapshot_choice.observe(self._on_choice, names="value")
         self._update_send_targets()
 
-        controls = row(
-            [
-                self.reset_button,
-                self.undo_button,
-                self.redo_button,
-                self.step_button,
-                self.play,
-                self.speed,
-                self.seed,
-            ]
-        )
         act = row([w.HTML("<b>Act</b>"), self.internal_at, self.internal_label, self.internal_go])
         send = row([self.send_from, self.send_to, self.send_payload, self.send_label, self.send_go])
-        figures = row([self.network_view, self.table])
         self.widget = w.VBox(
             [
-                controls,
+                row(
+                    [
+                        self.reset_button,
+                        self.undo_button,
+                        self.redo_button,
+                        self.step_button,
+                        self.play,
+                        self.speed,
+                        self.seed,
+                    ]
+                ),
                 w.HTML(
                     "<b>Deliver</b> (the head of a channel)"
                     if self.sim.network.fifo
@@ -185,18 +184,15 @@ class Explorer:
                 row([self.snap_at, self.snap_id, self.snap_go, self.snapshot_choice]),
                 self.status,
                 # side by side on a laptop; the table below the network on a projector
-                figures,
+                row([self.network_view, self.table]),
                 self.spacetime_view,
             ]
         )
         self.widget.add_class("snapshot-explorer")
-        # what a slide leaves out (notebooks/rise.css): a lecture steps, delivers and
-        # starts snapshots, and shows the network and the table
-        parts = {"explorer-controls": controls, "explorer-act": act, "explorer-send": send,
-                 "explorer-figures": figures, "explorer-speed": self.speed,
-                 "explorer-seed": self.seed}  # fmt: skip
-        for name, part in parts.items():
-            part.add_class(name)
+        # a lecture's slide steps, delivers and starts snapshots, and shows the network
+        # and the table; acting by hand, speed, seed and the space-time diagram (which
+        # each lesson shows as a picture too) stay in the notebook
+        off_slide(act, send, self.speed, self.seed, self.spacetime_view)
         # stable names for notebooks' CSS and the browser tests
         self.table.add_class("explorer-table")
         self.status.add_class("explorer-status")
