@@ -87,9 +87,9 @@ def _plotly_html(figure: dict[str, Any], number: int) -> str:
     div = f"deck-figure-{number}"
     return (
         f"<div id='{div}' class='deck-figure'></div>"
-        f"<script type='text/javascript'>Plotly.newPlot('{div}', "
-        f"{_script_safe(spec)}.data, {_script_safe(spec)}.layout, "
-        "{displayModeBar: false, staticPlot: false});</script>"
+        f"<script type='text/javascript'>{{const figure = {_script_safe(spec)}; "
+        f"Plotly.newPlot('{div}', figure.data, figure.layout, "
+        "{displayModeBar: false, staticPlot: false});}</script>"
     )
 
 

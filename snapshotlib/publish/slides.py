@@ -162,8 +162,9 @@ def layout(cells: list[dict[str, Any]]) -> list[str]:
 
 #: how RISE presents a lesson: from its first slide (after Run All the selected cell is
 #: the last), with no slide transition (the slide is still for the room to read), and a
-#: slide taller than the screen scrolled rather than cut off (an explorer widget is
-#: taller than a slide; every other slide fits, a browser test checks)
+#: slide taller than the screen scrolled rather than cut off (the few that are, the
+#: LiveExplorer's and some long printouts, are listed by the browser test that checks
+#: every other slide fits)
 RISE_SETTINGS = {"start_slideshow_at": "beginning", "transition": "none", "scroll": True}
 
 
