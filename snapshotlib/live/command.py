@@ -23,10 +23,9 @@ from typing import Any
 
 from . import hub
 from .spec import MARKER_MODES
+from .up_record import read_record, record_file, write_record
 
 DEFAULT_WORKDIR = "snapshotlib-live"
-#: the file holding the process id of ``snapshotlib live up``
-UP_PID = "up.pid"
 
 
 class LiveCommandError(Exception):
@@ -199,8 +198,8 @@ def _call(what: Any) -> Any:
 def cmd_up(args: argparse.Namespace) -> int:
     cluster_module = _live()
     folder = Path(args.workdir).resolve()
-    pid_file = folder / UP_PID
-    if pid_file.exists() and _pid_alive(_read_pid(pid_file)):
+    running = read_record(folder)
+    if running is not None and running.running():
         raise LiveCommandError(f"a cluster already runs from {folder} (snapshotlib live down)")
     try:
         cluster = cluster_module.LiveCluster(
@@ -237,7 +236,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             cluster.start()
         except (cluster_module.LiveClusterError, ValueError) as e:
             raise LiveCommandError(str(e)) from None
-        pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        record = write_record(folder)
         late = f", {args.marker_delay_ms} ms late" if args.marker_delay_ms else ""
         shape = f"{args.topology}, markers {args.markers}{late}"
         print(f"live cluster of {args.nodes} nodes ({shape}) up")
@@ -263,7 +262,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         return 0
     finally:
         cluster.stop()
-        pid_file.unlink(missing_ok=True)
+        if read_record(folder) == record:  # not a record another `up` wrote since
+            record_file(folder).unlink(missing_ok=True)
         print("live cluster stopped", flush=True)
 
 
@@ -333,38 +333,16 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 def cmd_down(args: argparse.Namespace) -> int:
     folder = Path(args.workdir).resolve()
-    pid_file = folder / UP_PID
-    pid = _read_pid(pid_file) if pid_file.exists() else None
-    if pid is None or not _pid_alive(pid):
+    record = read_record(folder)
+    if record is None or not record.running():
+        if record_file(folder).exists():  # stale: its process is gone, or is another now
+            record_file(folder).unlink(missing_ok=True)
         raise LiveCommandError(f"no live cluster runs from {folder}")
-    os.kill(pid, signal.SIGTERM)
+    os.kill(record.pid, signal.SIGTERM)
     deadline = time.monotonic() + 30  # a backstop: `up` stops its processes, then exits
-    while _pid_alive(pid) and time.monotonic() < deadline:
+    while record.running() and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _pid_alive(pid):
-        raise LiveCommandError(f"`live up` (pid {pid}) did not stop within 30 s")
+    if record.running():
+        raise LiveCommandError(f"`live up` (pid {record.pid}) did not stop within 30 s")
     print("live cluster stopped")
     return 0
-
-
-def _read_pid(path: Path) -> int | None:
-    try:
-        return int(path.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError):
-        return None
-
-
-def _pid_alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # an exited process its parent has not reaped yet is gone too (Linux)
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
