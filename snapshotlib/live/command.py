@@ -231,6 +231,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    record = None
     try:
         try:
             cluster.start()
@@ -262,7 +263,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         return 0
     finally:
         cluster.stop()
-        if read_record(folder) == record:  # not a record another `up` wrote since
+        if record is not None and read_record(folder) == record:  # not another `up`'s
             record_file(folder).unlink(missing_ok=True)
         print("live cluster stopped", flush=True)
 
