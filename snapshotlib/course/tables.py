@@ -71,6 +71,27 @@ class Table:
         i = self.columns.index(name)
         return [row[i] for row in self.rows]
 
+    def select(self, *names: str) -> Table:
+        """The same rows with only the first column (which names the row) and the columns
+        ``names``, in that order: a wide table in parts, each narrow enough for a slide.
+
+        >>> t = Table(("method", "pauses", "stores"), [("fork", "no", "1,400 B")])
+        >>> t.select("stores").rows
+        (('fork', '1,400 B'),)
+        """
+        unknown = [n for n in names if n not in self.columns[1:]]
+        if unknown:
+            raise KeyError(
+                f"no column {', '.join(unknown)} to select; the first ({self.columns[0]}) is "
+                f"always kept, the others are {', '.join(self.columns[1:])}"
+            )
+        keep = [0, *(self.columns.index(n) for n in names)]
+        return Table(
+            [self.columns[i] for i in keep],
+            [[row[i] for i in keep] for row in self.rows],
+            self.notes,
+        )
+
     def row(self, key: str) -> dict[str, str]:
         """The row whose first cell is ``key``, as ``{column: cell}``."""
         for row in self.rows:

@@ -43,6 +43,13 @@ NOTES_TAG = "presenter-notes"
 _PROSE_CHARS, _PROSE_LINE, _PARAGRAPH_GAP = 100, 21, 12
 _CODE_CHARS, _CODE_LINE, _CELL_PADDING = 90, 18, 16
 _HEADING = {1: 56, 2: 44, 3: 34}
+# A table's text (12 px, rise.css) fits about 125 characters across the slide, shared
+# by its columns; each line 16 pixels, each row 6 more.
+_TABLE_CHARS, _TABLE_LINE, _TABLE_ROW_PADDING = 125, 16, 6
+_TABLE = re.compile(r"<table\b.*?</table>", re.S | re.I)
+_ROW = re.compile(r"<tr\b.*?</tr>", re.S | re.I)
+_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.S | re.I)
+_TAG = re.compile(r"<[^>]+>")
 #: a widget's view (the explorers: a network, a space-time diagram, buttons, a table)
 _WIDGET_HEIGHT = 430
 _FIGURE_HEIGHT = 450
@@ -107,6 +114,18 @@ def _png_height(data: str) -> int:
     return int(height * scale)
 
 
+def _table_height(table: str) -> int:
+    """A table's rows, each as tall as its most wrapped cell: the columns share the
+    slide's width, and a cell's text wraps in its column."""
+    height = 0
+    for row in _ROW.findall(table):
+        cells = [_TAG.sub("", c) for c in _CELL.findall(row)] or [""]
+        chars = max(8, _TABLE_CHARS // len(cells))
+        lines = max(len(textwrap.wrap(c, chars) or [""]) for c in cells)
+        height += _TABLE_LINE * lines + _TABLE_ROW_PADDING
+    return height
+
+
 def _output_height(output: dict[str, Any]) -> int:
     data = output.get("data", {})
     if "application/vnd.jupyter.widget-view+json" in data:
@@ -120,8 +139,10 @@ def _output_height(output: dict[str, Any]) -> int:
     if "text/html" in data:
         html = data["text/html"]
         text = html if isinstance(html, str) else "".join(html)
-        rows = text.count("<tr") + text.count("<p") + text.count("<li") + text.count("<br")
-        return _PROSE_LINE * max(2, rows) + _CELL_PADDING
+        rest = _TABLE.sub("", text)
+        lines = rest.count("<p") + rest.count("<li") + rest.count("<br") + rest.count("<div")
+        tables = sum(_table_height(t) for t in _TABLE.findall(text))
+        return tables + _PROSE_LINE * max(2 if not tables else 0, lines) + _CELL_PADDING
     text = output.get("text") or data.get("text/plain") or ""
     text = text if isinstance(text, str) else "".join(text)
     lines = sum(len(textwrap.wrap(line, _CODE_CHARS) or [""]) for line in text.splitlines())
@@ -162,9 +183,9 @@ def layout(cells: list[dict[str, Any]]) -> list[str]:
 
 #: how RISE presents a lesson: from its first slide (after Run All the selected cell is
 #: the last), with no slide transition (the slide is still for the room to read), and a
-#: slide taller than the screen scrolled rather than cut off (the few that are, the
-#: LiveExplorer's and some long printouts, are listed by the browser test that checks
-#: every other slide fits)
+#: slide taller than the screen scrolled rather than cut off: every slide fits a 1280×720
+#: projector at 150 % (a browser test checks each), but a smaller screen or a larger
+#: zoom may not
 RISE_SETTINGS = {"start_slideshow_at": "beginning", "transition": "none", "scroll": True}
 
 
