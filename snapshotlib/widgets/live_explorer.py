@@ -23,7 +23,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..viz.style import RED_FILL, WHITE_FILL
-from .common import make_button, row, widget_bundle
+from .common import make_button, off_slide, row, widget_bundle
 
 #: how many of the newest snapshots the registry table shows
 REGISTRY_ROWS = 8
@@ -269,16 +269,19 @@ class LiveExplorer:
         self.restore_button.on_click(lambda _: self._do(self._restore))
         self.refresh_button.on_click(lambda _: self.refresh())
         self.stop_button.on_click(lambda _: self.stop_cluster())
+        upkeep = row([self.refresh_button, self.auto, self.stop_button])
         self.box = w.VBox(
             [
                 row([self.trigger_button, self.node_choice, self.type_choice]),
                 row([self.crash_button, self.crash_choice, self.restore_button]),
-                row([self.refresh_button, self.auto, self.stop_button]),
+                upkeep,
                 row([w.VBox([self.network, self.legend]), w.VBox([self.nodes, self.registry])]),
                 self.status,
             ]
         )
         self.box.add_class("live-explorer")
+        # a lecture acts and watches (auto-refresh on); the legend is the presenter's to say
+        off_slide(upkeep, self.legend)
         self.refresh()
         self._ticker = threading.Thread(target=self._tick, name="live-explorer", daemon=True)
         self._ticker.start()

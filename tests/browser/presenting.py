@@ -21,10 +21,6 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 #: 1280×720 at 150 % zoom, in CSS pixels
 PROJECTOR = {"width": 853, "height": 480}
-#: widgets still taller than a slide (they need a lecture view of their own, as the
-#: explorers' in notebooks/rise.css): RISE scrolls their slides (the lessons' RISE
-#: settings), and the fit check passes over them, and over nothing else
-TALLER_THAN_A_SLIDE = (".live-explorer",)
 #: how long a widget may take to come up on a slide on a loaded machine
 WIDGET_TIMEOUT_MS = 60_000
 #: a deck longer than this many steps has lost its way (the lessons have under 150)
@@ -45,7 +41,7 @@ _POSITION_JS = """() => {
 # What the present slide shows and where: everything visible on it must lie inside the
 # window. Hidden fragments and speaker notes do not count; what is inside a scrolling box
 # (a wide table the widget scrolls itself) counts by the box.
-_SLIDE_JS = r"""(exempt) => {
+_SLIDE_JS = r"""() => {
     const slides = [...document.querySelectorAll('.reveal .slides section.present')];
     const slide = slides[slides.length - 1];
     if (!slide) return null;
@@ -70,7 +66,7 @@ _SLIDE_JS = r"""(exempt) => {
     for (const el of slide.querySelectorAll('.jp-Cell, .jp-Cell *')) {
         if (el.children.length && !el.matches('img, svg, canvas, .js-plotly-plot, table')) continue;
         const cell = el.closest('.jp-Cell');
-        if (!shown(el) || clipped(el) || (cell && cell.querySelector(exempt))) continue;
+        if (!shown(el) || clipped(el)) continue;
         const r = el.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) continue;
         if (r.bottom > H + 1 || r.right > W + 1 || r.top < -1 || r.left < -1) {
@@ -139,7 +135,7 @@ def present(page: Any, server: LabServer, path: str) -> list[Step]:
         settle(page)
         shot = folder / f"{len(steps):03d}.png"
         page.screenshot(path=str(shot))
-        seen = page.evaluate(_SLIDE_JS, ", ".join(TALLER_THAN_A_SLIDE))
+        seen = page.evaluate(_SLIDE_JS)
         seen = seen or {"title": "", "outside": [], "problems": []}
         steps.append(Step(position, seen["title"], str(shot), seen["outside"], seen["problems"]))
         page.keyboard.press("Space")
