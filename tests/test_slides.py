@@ -170,6 +170,19 @@ def test_a_widget_in_a_deck_says_where_it_runs(decks: Path) -> None:
     assert "Plotly.newPlot(" not in page and "plotly.js v" not in page  # no figure, no plotly
 
 
+def test_a_reveal_slide_in_a_deck_says_where_the_check_runs(decks: Path) -> None:
+    # the stored check ran on no answer: a deck without a kernel must not show that as
+    # if it were the room's answer
+    for deck in decks.iterdir():
+        page = deck.read_text(encoding="utf-8")
+        assert "No answer yet" not in page and "no answer yet" not in page, deck.name
+    page = (decks / "02_chandy_lamport.html").read_text(encoding="utf-8")
+    nb = load(ROOT / "notebooks" / "02_chandy_lamport.ipynb")
+    checks = sum(is_answer_cell(c) for c in nb["cells"])
+    assert checks >= 1
+    assert page.count("<b>The check</b> runs the room's answer") == checks
+
+
 def test_a_deck_keeps_the_presenters_notes_for_its_speaker_view(decks: Path) -> None:
     page = (decks / "02_chandy_lamport.html").read_text(encoding="utf-8")
     notes = re.findall(r'<aside class="notes">(.*?)</aside>', page, re.S)

@@ -5,8 +5,8 @@ A deck is one HTML file that opens offline: reveal.js, its speaker notes (key S)
 when the lesson has a figure, plotly.js are inlined, and the stored pictures are in the
 page already; nothing is fetched from anywhere. The slides are the ones RISE shows (the
 cells' ``slideshow`` metadata, :mod:`snapshotlib.publish.slides`) with the lesson's
-stored outputs: the figures drawn, the try-its' checks as stored (no answer yet), and
-in each live widget's place a line saying where it runs.
+stored outputs: the figures drawn; in each live widget's place, and in each try-it's
+check (stored with no answer in it), a line saying where it runs.
 
 nbconvert makes the deck (its reveal.js exporter, with the template in
 ``deck_template/``, which replaces every CDN address of nbconvert's own with inlined
@@ -23,7 +23,7 @@ from typing import Any
 
 from .material import material
 from .release import ReleaseError
-from .slides import SCREEN_HEIGHT, SCREEN_WIDTH
+from .slides import SCREEN_HEIGHT, SCREEN_WIDTH, is_answer_cell
 
 HERE = Path(__file__).resolve().parent
 REVEAL = HERE / "reveal"
@@ -65,6 +65,14 @@ def _script_safe(text: str) -> str:
     return text.replace("</script", "<\\/script").replace("</style", "<\\/style")
 
 
+def _placeholder_output(text: str) -> Any:
+    import nbformat
+
+    return nbformat.v4.new_output(  # type: ignore[no-untyped-call]
+        "display_data", data={"text/html": text, "text/plain": ""}
+    )
+
+
 def _widget_placeholder(output: dict[str, Any]) -> dict[str, Any]:
     plain = output.get("data", {}).get("text/plain", "")
     plain = plain if isinstance(plain, str) else "".join(plain)
@@ -75,6 +83,15 @@ def _widget_placeholder(output: dict[str, Any]) -> dict[str, Any]:
         "Present the lesson in JupyterLab (Run All, then Alt-R) to use it here.</div>"
     )
     return {**output, "data": {"text/html": text, "text/plain": plain}}
+
+
+#: in a reveal slide's place: the stored check ran on no answer ("No answer yet"), which
+#: is not what the room said; without a kernel nothing can run what it says
+_CHECK_PLACEHOLDER = (
+    "<div class='deck-widget'><b>The check</b> runs the room's answer through the engine "
+    "when the lesson is presented in JupyterLab (Run All, then Alt-R). "
+    "The explanation follows.</div>"
+)
 
 
 def _plotly_html(figure: dict[str, Any], number: int) -> str:
@@ -96,9 +113,13 @@ def _plotly_html(figure: dict[str, Any], number: int) -> str:
 def static_outputs(notebook: Any) -> bool:
     """Turn what only a kernel or JupyterLab shows into what a static page shows: a
     plotly figure into HTML that draws it, a widget into a line saying where it runs.
-    Returns whether the deck needs plotly.js."""
+    The check after each answer cell becomes a line saying where it runs. Returns
+    whether the deck needs plotly.js."""
     figures = 0
-    for cell in notebook.cells:
+    for before, cell in zip([None, *notebook.cells], notebook.cells, strict=False):
+        if before is not None and is_answer_cell(before) and cell.get("outputs"):
+            cell.outputs = [_placeholder_output(_CHECK_PLACEHOLDER)]
+            continue
         for k, output in enumerate(cell.get("outputs", [])):
             data = output.get("data", {})
             if _WIDGET in data:
