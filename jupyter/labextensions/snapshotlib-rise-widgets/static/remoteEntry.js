@@ -9,6 +9,13 @@
 // of that one token to a page that has no console module at all; the manager loads,
 // finds no console tracker (there are no consoles in a slideshow) and shows the
 // widgets. In JupyterLab itself, which has its own console module, it offers nothing.
+//
+// It also has one plugin, for RISE's page only. RISE puts a notes cell, as JupyterLab
+// drew it, into the slide's <aside class="notes">, and the speaker view (key T) copies
+// that HTML into a window of its own, without JupyterLab's style: the cell's hidden
+// editor shows the note's markdown source above the note itself. So each aside gets a
+// <style> that hides the editor there; its rules name the speaker view's notes box, so
+// they change nothing on the slides.
 var _JUPYTERLAB;
 (_JUPYTERLAB = typeof _JUPYTERLAB === "undefined" ? {} : _JUPYTERLAB)["snapshotlib-rise-widgets"] = {
   init: function (shareScope) {
@@ -35,6 +42,44 @@ var _JUPYTERLAB;
     };
   },
   get: function (module) {
+    if (module === "./extension") {
+      return Promise.resolve(function () {
+        return { __esModule: true, default: [speakerNotesPlugin] };
+      });
+    }
     return Promise.reject(new Error("snapshotlib-rise-widgets has no module " + module));
+  }
+};
+
+var SPEAKER_NOTES_STYLE =
+  ".speaker-controls-notes .jp-InputArea-editor, .speaker-controls-notes .jp-InputPrompt," +
+  " .speaker-controls-notes .jp-Collapser, .speaker-controls-notes .jp-CellHeader," +
+  " .speaker-controls-notes .jp-CellFooter { display: none; }";
+
+function styleSpeakerNotes() {
+  document.querySelectorAll("aside.notes").forEach(function (aside) {
+    if (aside.querySelector("style[data-snapshotlib-notes]")) {
+      return;
+    }
+    var style = document.createElement("style");
+    style.setAttribute("data-snapshotlib-notes", "");
+    style.textContent = SPEAKER_NOTES_STYLE;
+    aside.insertBefore(style, aside.firstChild);
+  });
+}
+
+var speakerNotesPlugin = {
+  id: "snapshotlib-rise-widgets:speaker-notes",
+  description: "Presenter's notes in RISE's speaker view without their markdown source.",
+  autoStart: true,
+  activate: function (app) {
+    if (app.name !== "Rise") {
+      return;
+    }
+    styleSpeakerNotes();
+    new MutationObserver(styleSpeakerNotes).observe(document.body, {
+      childList: true,
+      subtree: true
+    });
   }
 };
