@@ -34,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
 from .runlog import (
     LiveCheck,
@@ -165,6 +166,8 @@ class LiveCluster:
         self.registry = registry or f"sqlite:///{self.workdir / 'registry.db'}"
         self.storage = storage or (self.workdir / "checkpoints").as_uri() + "/"
         self.spec: ClusterSpec | None = None
+        #: the cluster's API token (:mod:`.api_token`), once started or attached
+        self.token: str | None = None
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     # ------------------------------------------------------------- lifecycle
@@ -194,6 +197,10 @@ class LiveCluster:
             raise LiveClusterError(f"{spec_file}: {e}") from None
         cluster = cls(len(spec.nodes), workdir=folder)
         cluster.spec = spec
+        try:
+            cluster.token = read_token(token_file(folder))
+        except TokenError as e:
+            raise LiveClusterError(str(e)) from None
         return cluster
 
     def running(self) -> dict[str, int | None]:
@@ -207,6 +214,11 @@ class LiveCluster:
         if self.spec is None:
             raise LiveClusterError("the cluster is not started")
         return self.spec.controller
+
+    @property
+    def token_file(self) -> Path:
+        """The file holding the cluster's API token (:mod:`.api_token`), its owner's only."""
+        return token_file(self.workdir)
 
     @property
     def browser_url(self) -> str:
@@ -256,6 +268,8 @@ class LiveCluster:
         log_dir = runs / f"run-{len(list(runs.glob('run-*'))) + 1:03d}"
         spec_file = self.workdir / "spec.json"
         spec_file.write_text(self.spec.to_json(), encoding="utf-8")
+        self.token = create_token(self.workdir)
+        secret = ["--token-file", str(self.token_file)]
         self._commands.clear()
         try:
             self._spawn(
@@ -269,6 +283,7 @@ class LiveCluster:
                 self.storage,
                 "--journal",
                 str(self.workdir / "journal.jsonl"),
+                *secret,
                 "--exit-with-parent",
             )
             self._wait_until(lambda: self._answers("/v1/cluster"), "the controller")
@@ -282,6 +297,7 @@ class LiveCluster:
                     node.id,
                     "--log-dir",
                     str(log_dir),
+                    *secret,
                     "--exit-with-parent",
                 )
             self._wait_until(self._all_up, "the nodes")
@@ -392,9 +408,10 @@ class LiveCluster:
         """One call of the controller's API; :class:`LiveClusterError` with its answer on
         an error status."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            self.url + path, data, {"Content-Type": "application/json"}, method=method
-        )
+        headers = {"Content-Type": "application/json"}
+        if self.token is not None:
+            headers.update(bearer(self.token))
+        request = urllib.request.Request(self.url + path, data, headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=30) as answer:
                 return dict(json.loads(answer.read()))
@@ -458,13 +475,15 @@ class LiveCluster:
         flush its log."""
         import grpc
 
-        from .rpc import protos, services
+        from .rpc import protos, services, token_metadata
 
         answers: dict[str, dict[str, int] | None] = {}
         for node in self._spec().nodes:
             with grpc.insecure_channel(node.address) as channel:
                 try:
-                    a = services.NodeControlStub(channel).Health(protos.HealthRequest(), timeout=5)
+                    a = services.NodeControlStub(channel).Health(
+                        protos.HealthRequest(), timeout=5, metadata=token_metadata(self.token)
+                    )
                 except grpc.RpcError:
                     answers[node.id] = None
                     continue

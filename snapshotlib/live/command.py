@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hub
+from .api_token import token_file
 from .spec import MARKER_MODES
 from .up_record import read_record, record_file, write_record
 
@@ -242,6 +243,10 @@ def cmd_up(args: argparse.Namespace) -> int:
         shape = f"{args.topology}, markers {args.markers}{late}"
         print(f"live cluster of {args.nodes} nodes ({shape}) up")
         print(f"  API:   {cluster.url}   (docs: {cluster.url}/docs)")
+        print(
+            f"  token: {token_file(folder)}   (every call sends it: Authorization: Bearer "
+            "TOKEN; in the docs, Authorize)"
+        )
         through = hub.proxied_path(cluster.url)
         if through is not None:
             print(f"  in your browser: {through}/docs after the address your lab is open at")

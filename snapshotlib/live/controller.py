@@ -38,12 +38,14 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
@@ -256,7 +258,7 @@ _BODIES: dict[str, type[BaseModel]] = {
     "/internal/v1/heartbeats": Heartbeat,
 }
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorAnswer} for code in (404, 409, 422, 503)
+    code: {"model": ErrorAnswer} for code in (401, 403, 404, 409, 422, 503)
 }
 
 
@@ -272,6 +274,7 @@ def create_app(
     resume: Resume | None = None,
     crash: Crash | None = None,
     journal: str | Path | None = None,
+    token: str | None = None,
 ) -> FastAPI:
     """The controller of the cluster ``spec``.
 
@@ -280,6 +283,9 @@ def create_app(
     ``restore``, ``resume`` and ``crash`` are the calls to the nodes (gRPC by default);
     ``health`` reports which nodes are up (by default: from their heartbeats);
     ``journal`` is the file the controller's decisive events are appended to.
+    ``token``: every call must carry it as ``Authorization: Bearer TOKEN``
+    (:mod:`.api_token`; the served controller always has one); None, as in tests that
+    call the app in-process, takes every call.
     """
     try:
         default_location = parse_storage_uri(storage_uri)
@@ -290,14 +296,14 @@ def create_app(
         # imported here so the controller (and its tests) run without grpc installed
         from .rpc import initiate_over_grpc
 
-        initiate = initiate_over_grpc
+        initiate = partial(initiate_over_grpc, token=token)
     start: Initiate = initiate
     timeout_s = spec.heartbeat_timeout_ms / 1000
     # a monitor's look later than this is the controller's own stall (membership.py):
     # at least a few of its periods, so a merely late look still counts the silence
     membership = Membership(spec.ids, timeout_s, stall_s=max(timeout_s / 4, 5 * MONITOR_EVERY_S))
     health_of: Health = health or _membership_health(membership)
-    calls = _NodeCalls(cleanup, restore, resume, crash)
+    calls = _NodeCalls(cleanup, restore, resume, crash, token)
     controller = _Controller(spec, Registry(registry_url), Journal(journal))
     controller.journal.write({"controller_started": True})
     orphans = controller.resolve_orphans()
@@ -352,6 +358,9 @@ def create_app(
         summary="Triggers Chandy–Lamport snapshots of a live cluster and keeps their registry.",
         version="1",
         lifespan=lifespan,
+        # every route (the pages /docs and /openapi.json hold no data and stay open; the
+        # docs' Authorize button takes the token)
+        dependencies=[] if token is None else [Depends(_token_check(token))],
     )
     app.state.spec = spec
     app.state.registry = controller.registry
@@ -836,6 +845,31 @@ class Journal:
 
 
 # ------------------------------------------------------------------- errors
+#: the token's scheme (the docs' Authorize button); at module level, as the annotation
+#: that names it is read in this module's namespace
+_BEARER = HTTPBearer(
+    auto_error=False, description="the cluster's token: the file api-token in its workdir"
+)
+
+
+def _token_check(token: str) -> Callable[..., None]:
+    """A dependency refusing a call without ``token``: 401 with none, 403 with another."""
+    expected = token.encode()
+
+    def check(sent: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> None:
+        if sent is None:
+            raise HTTPException(
+                401,
+                "Authorization: the cluster's token expected (`Authorization: Bearer TOKEN`, "
+                "TOKEN from the file api-token in the cluster's workdir)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        if not secrets.compare_digest(sent.credentials.encode(), expected):
+            raise HTTPException(403, "Authorization: not this cluster's token")
+
+    return check
+
+
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -966,14 +1000,16 @@ class _NodeCalls:
         restore: RestoreNode | None,
         resume: Resume | None,
         crash: Crash | None,
+        token: str | None,
     ) -> None:
         self._cleanup, self._restore, self._resume, self._crash = cleanup, restore, resume, crash
+        self._token = token
 
     async def cleanup(self, node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
         if self._cleanup is None:
             from .rpc import cleanup_over_grpc
 
-            self._cleanup = cleanup_over_grpc
+            self._cleanup = partial(cleanup_over_grpc, token=self._token)
         return await self._cleanup(node, snapshot_id, reason)
 
     async def restore(
@@ -982,21 +1018,21 @@ class _NodeCalls:
         if self._restore is None:
             from .rpc import restore_over_grpc
 
-            self._restore = restore_over_grpc
+            self._restore = partial(restore_over_grpc, token=self._token)
         return await self._restore(node, snapshot_id, part_uri, epoch, folder)
 
     async def resume(self, node: NodeSpec, epoch: int) -> None:
         if self._resume is None:
             from .rpc import resume_over_grpc
 
-            self._resume = resume_over_grpc
+            self._resume = partial(resume_over_grpc, token=self._token)
         await self._resume(node, epoch)
 
     async def crash(self, node: NodeSpec) -> None:
         if self._crash is None:
             from .rpc import crash_over_grpc
 
-            self._crash = crash_over_grpc
+            self._crash = partial(crash_over_grpc, token=self._token)
         await self._crash(node)
 
 

@@ -62,6 +62,7 @@ from ..algorithms.base import SnapshotError
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..model import Channel
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
+from .api_token import TokenError, bearer, read_token
 from .host import NodeHost
 from .keyed_state import (
     ChunkError,
@@ -74,7 +75,7 @@ from .keyed_state import (
     table_to_json,
 )
 from .lifetime import exit_with_parent
-from .rpc import protos, services
+from .rpc import RequireToken, protos, services, token_metadata
 from .spec import ClusterSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
 
@@ -126,9 +127,21 @@ class Node:
     """Node ``me`` of the cluster ``spec`` (see the module docstring)."""
 
     def __init__(
-        self, spec: ClusterSpec, me: str, log_dir: Path, *, await_restore: bool = False
+        self,
+        spec: ClusterSpec,
+        me: str,
+        log_dir: Path,
+        *,
+        await_restore: bool = False,
+        token: str | None = None,
     ) -> None:
         self.spec = spec
+        #: the cluster's token (:mod:`.api_token`): every call this node takes must carry
+        #: it, and every call it makes does
+        self.token = token
+        self.controller_headers = {"Content-Type": "application/json"}
+        if token is not None:
+            self.controller_headers.update(bearer(token))
         self.me = spec.node(me).id
         self.network = spec.network()
         self.position = spec.ids.index(me)
@@ -505,7 +518,7 @@ class Node:
         request = urllib.request.Request(
             f"{self.spec.controller}/internal/v1/heartbeats",
             json.dumps(beat).encode(),
-            {"Content-Type": "application/json"},
+            self.controller_headers,
             method="POST",
         )
         try:
@@ -546,6 +559,7 @@ class Node:
         """
         await asyncio.sleep(self.spec.marker_delay_ms / 1000)
         metadata = (
+            *token_metadata(self.token),
             (CLOCK_KEY, ",".join(map(str, clock))),
             (STORAGE_KEY, target.storage_uri.encode()),
             (EPOCH_KEY, str(epoch)),
@@ -640,9 +654,7 @@ class Node:
         url = f"{self.spec.controller}/internal/v1/snapshots/{snapshot_id}/parts"
         body = json.dumps(report).encode()
         for attempt in range(5):
-            request = urllib.request.Request(
-                url, body, {"Content-Type": "application/json"}, method="POST"
-            )
+            request = urllib.request.Request(url, body, self.controller_headers, method="POST")
             try:
                 with urllib.request.urlopen(request, timeout=10) as answer:
                     answer.read()
@@ -695,7 +707,9 @@ class Node:
         while True:
             async with grpc.aio.insecure_channel(address, options=LINK_OPTIONS) as link:
                 await link.channel_ready()
-                call = services.ChannelServiceStub(link).Open(wait_for_ready=True)
+                call = services.ChannelServiceStub(link).Open(
+                    wait_for_ready=True, metadata=token_metadata(self.token)
+                )
                 self.streams_open += 1
                 try:
                     while True:
@@ -733,7 +747,7 @@ class Node:
                 )
                 for ch in self.outputs
             }
-        server = grpc.aio.server()
+        server = grpc.aio.server(interceptors=[RequireToken(self.token)] if self.token else None)
         services.add_ChannelServiceServicer_to_server(_Channels(self), server)
         services.add_SnapshotServiceServicer_to_server(_Markers(self), server)
         services.add_NodeControlServicer_to_server(_Control(self), server)
@@ -883,6 +897,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="restarted after a crash: hold no state until the controller restores one",
     )
+    parser.add_argument(
+        "--token-file", type=Path, required=True, help="the cluster's API token (api-token)"
+    )
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -890,12 +907,17 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"snapshotlib live node: {args.spec}: {e}", file=sys.stderr)
         return 2
+    try:
+        token = read_token(args.token_file)
+    except TokenError as e:
+        print(f"snapshotlib live node: {e}", file=sys.stderr)
+        return 2
 
     if args.exit_with_parent:
         exit_with_parent()
 
     async def serve() -> None:
-        node = Node(spec, args.node, args.log_dir, await_restore=args.await_restore)
+        node = Node(spec, args.node, args.log_dir, await_restore=args.await_restore, token=token)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, node.stopping.set)

@@ -1,14 +1,22 @@
-"""The live lab's gRPC messages and services, and the calls the controller makes.
+"""The live lab's gRPC messages and services, the calls the controller makes, and the
+cluster's token on every call.
 
 The messages and stubs are made from ``snapshot.proto`` when this module is imported
 (``grpc.protos_and_services``, which uses grpcio-tools' compiler): no generated code is
 kept in the repository, so it can never disagree with the ``.proto`` or with the
 installed protobuf runtime.
+
+Every gRPC call between the cluster's processes (the controller's to the nodes, the
+nodes' streams and markers to each other, ``LiveCluster.health``) carries the cluster's
+token (:mod:`.api_token`) in its metadata, and a node refuses a call without it
+(UNAUTHENTICATED): another user of the machine cannot crash, restore or feed a node.
 """
 
 from __future__ import annotations
 
+import secrets
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +41,56 @@ protos, services = grpc.protos_and_services("snapshotlib/live/snapshot.proto")  
 CALL_TIMEOUT_S = 10.0
 
 
+#: the metadata key that carries the cluster's token
+TOKEN_KEY = "authorization"
+
+
 class NodeUnreachable(RuntimeError):
     """A node did not answer (it is down, or not listening yet)."""
+
+
+def token_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    """The metadata that carries ``token`` (none without one)."""
+    return () if token is None else ((TOKEN_KEY, f"Bearer {token}"),)
+
+
+class RequireToken(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """A node's server takes a call only with the cluster's token."""
+
+    def __init__(self, token: str) -> None:
+        self._expected = f"Bearer {token}".encode()
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[Any], Awaitable[Any]],
+        details: Any,
+    ) -> Any:
+        handler = await continuation(details)
+        sent = dict(details.invocation_metadata or ()).get(TOKEN_KEY, "")
+        sent = sent if isinstance(sent, str) else sent.decode(errors="replace")
+        if handler is None or secrets.compare_digest(sent.encode(), self._expected):
+            return handler
+        return _refusing(handler)
+
+
+def _refusing(handler: Any) -> Any:
+    """A handler of ``handler``'s kind that refuses the call."""
+
+    async def refuse(_request: Any, context: Any) -> None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "not this cluster's token")
+
+    kinds = {
+        (False, False): grpc.unary_unary_rpc_method_handler,
+        (False, True): grpc.unary_stream_rpc_method_handler,
+        (True, False): grpc.stream_unary_rpc_method_handler,
+        (True, True): grpc.stream_stream_rpc_method_handler,
+    }
+    make = kinds[(bool(handler.request_streaming), bool(handler.response_streaming))]
+    return make(
+        refuse,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
 
 
 async def initiate_over_grpc(
@@ -43,6 +99,8 @@ async def initiate_over_grpc(
     storage_uri: str,
     snapshot_type: str = "full",
     base_snapshot_id: str = "",
+    *,
+    token: str | None = None,
 ) -> None:
     """Ask ``node`` to initiate ``snapshot_id``; :class:`NodeUnreachable` if it cannot."""
     request = protos.InitiateRequest(
@@ -54,28 +112,34 @@ async def initiate_over_grpc(
     async with grpc.aio.insecure_channel(node.address) as channel:
         stub = services.NodeControlStub(channel)
         try:
-            answer = await stub.Initiate(request, timeout=CALL_TIMEOUT_S)
+            answer = await stub.Initiate(
+                request, timeout=CALL_TIMEOUT_S, metadata=token_metadata(token)
+            )
         except grpc.aio.AioRpcError as e:
             raise NodeUnreachable(f"node {node.id} at {node.address}: {e.details()}") from None
     if not answer.accepted:
         raise NodeUnreachable(f"node {node.id} refused: {answer.reason}")
 
 
-async def _call(node: NodeSpec, method: str, request: Any) -> Any:
+async def _call(node: NodeSpec, method: str, request: Any, token: str | None) -> Any:
     """``NodeControl.<method>(request)`` at ``node``; :class:`NodeUnreachable` naming the
     node when the call fails."""
     async with grpc.aio.insecure_channel(node.address) as channel:
         stub = services.NodeControlStub(channel)
         try:
-            return await getattr(stub, method)(request, timeout=CALL_TIMEOUT_S)
+            return await getattr(stub, method)(
+                request, timeout=CALL_TIMEOUT_S, metadata=token_metadata(token)
+            )
         except grpc.aio.AioRpcError as e:
             raise NodeUnreachable(f"node {node.id} at {node.address}: {e.details()}") from None
 
 
-async def cleanup_over_grpc(node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
+async def cleanup_over_grpc(
+    node: NodeSpec, snapshot_id: str, reason: str, *, token: str | None = None
+) -> dict[str, Any]:
     """Ask ``node`` to abandon a failed snapshot; what it freed."""
     answer = await _call(
-        node, "Cleanup", protos.CleanupRequest(snapshot_id=snapshot_id, reason=reason)
+        node, "Cleanup", protos.CleanupRequest(snapshot_id=snapshot_id, reason=reason), token
     )
     return {
         "abandoned": answer.abandoned,
@@ -85,21 +149,27 @@ async def cleanup_over_grpc(node: NodeSpec, snapshot_id: str, reason: str) -> di
 
 
 async def restore_over_grpc(
-    node: NodeSpec, snapshot_id: str, part_uri: str, epoch: int, log_folder: str
+    node: NodeSpec,
+    snapshot_id: str,
+    part_uri: str,
+    epoch: int,
+    log_folder: str,
+    *,
+    token: str | None = None,
 ) -> dict[str, Any]:
     """Ask ``node`` to roll back to its part ``part_uri`` of ``snapshot_id`` in ``epoch``."""
     request = protos.RestoreRequest(
         snapshot_id=snapshot_id, part_uri=part_uri, epoch=epoch, log_folder=log_folder
     )
-    answer = await _call(node, "Restore", request)
+    answer = await _call(node, "Restore", request, token)
     return {"balance": answer.balance, "reinjected": answer.reinjected}
 
 
-async def resume_over_grpc(node: NodeSpec, epoch: int) -> None:
+async def resume_over_grpc(node: NodeSpec, epoch: int, *, token: str | None = None) -> None:
     """Let ``node``'s bank send again in ``epoch``."""
-    await _call(node, "Resume", protos.ResumeRequest(epoch=epoch))
+    await _call(node, "Resume", protos.ResumeRequest(epoch=epoch), token)
 
 
-async def crash_over_grpc(node: NodeSpec) -> None:
+async def crash_over_grpc(node: NodeSpec, *, token: str | None = None) -> None:
     """Have ``node`` kill itself."""
-    await _call(node, "Crash", protos.CrashRequest())
+    await _call(node, "Crash", protos.CrashRequest(), token)

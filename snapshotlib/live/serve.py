@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .api_token import TokenError, read_token
 from .hub import proxied_path
 from .spec import ClusterSpec
 
@@ -25,11 +26,19 @@ def main(argv: list[str] | None = None) -> int:
         "--exit-with-parent", action="store_true", help="stop when the starting process is gone"
     )
     parser.add_argument("--journal", type=Path, help="append the decisive events here (JSONL)")
+    parser.add_argument(
+        "--token-file", type=Path, required=True, help="the cluster's API token (api-token)"
+    )
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"snapshotlib live controller: {args.spec}: {e}", file=sys.stderr)
+        return 2
+    try:
+        token = read_token(args.token_file)
+    except TokenError as e:
+        print(f"snapshotlib live controller: {e}", file=sys.stderr)
         return 2
     address = urlsplit(spec.controller)
     if not address.hostname or not address.port:
@@ -50,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     from .storage import StorageError
 
     try:
-        app = create_app(spec, args.registry, args.storage, journal=args.journal)
+        app = create_app(spec, args.registry, args.storage, journal=args.journal, token=token)
     except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
         print(f"snapshotlib live controller: {e}", file=sys.stderr)
         return 2

@@ -186,11 +186,14 @@ def test_markers_held_up_in_band_still_make_consistent_snapshots(tmp_path: Path)
 def test_a_forged_marker_call_is_refused_and_the_node_goes_on(tmp_path: Path, markers: str) -> None:
     import grpc
 
-    from snapshotlib.live.rpc import protos, services
+    from snapshotlib.live.rpc import protos, services, token_metadata
 
     with LiveCluster(2, rate=20.0, markers=markers, workdir=tmp_path) as cluster:
         assert cluster.spec is not None
         address = cluster.spec.node("P1").address
+        # sent with the cluster's token, as from a node gone wrong (without it, no call
+        # gets this far: test_live_failures.py)
+        meta = token_metadata(cluster.token)
         forged = [
             (protos.MarkerRequest(snapshot_id="s", sender_node_id="P9"), ()),  # no channel
             (protos.MarkerRequest(snapshot_id="s", sender_node_id="P2"), ()),  # no clock
@@ -208,10 +211,12 @@ def test_a_forged_marker_call_is_refused_and_the_node_goes_on(tmp_path: Path, ma
             stub = services.SnapshotServiceStub(link)
             for request, metadata in forged:
                 with pytest.raises(grpc.RpcError) as refused:
-                    stub.SendMarker(request, metadata=metadata, timeout=30)
+                    stub.SendMarker(request, metadata=(*meta, *metadata), timeout=30)
                 assert refused.value.code() == expected, refused.value.details()
             with pytest.raises(grpc.RpcError) as refused:  # the text names no use for it
-                stub.FlushChannelState(protos.FlushRequest(snapshot_id="s"), timeout=30)
+                stub.FlushChannelState(
+                    protos.FlushRequest(snapshot_id="s"), metadata=meta, timeout=30
+                )
             assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
         assert all(h is not None for h in cluster.health().values())
         sid = cluster.trigger("P1")

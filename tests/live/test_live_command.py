@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,7 @@ require_live()
 
 from snapshotlib.checks.verdict import snapshot_verdict  # noqa: E402
 from snapshotlib.formats.scenario import load_scenario, run_scenario  # noqa: E402
+from snapshotlib.live.api_token import bearer  # noqa: E402
 from snapshotlib.widgets import CommutationStepper  # noqa: E402
 
 #: wall-time backstop for `live up` to print its address (processes starting on a busy
@@ -38,7 +43,21 @@ def test_up_trigger_check_status_down(tmp_path: Path) -> None:
     up, text = start_live_up(folder, "--nodes", "3", "--rate", "100")
     try:
         assert "API:   http://127.0.0.1:" in text and "/docs" in text, text
+        assert f"token: {folder / 'api-token'}" in text, text
         assert len(processes_using(folder)) == 1 + 1 + 3  # up, the controller, the nodes
+        # only who can read the workdir drives the cluster: the token is its owner's
+        assert stat.S_IMODE((folder / "api-token").stat().st_mode) == 0o600
+        url = re.search(r"API:\s+(http://\S+)", text)
+        assert url is not None
+        for headers, refused in (({}, 401), (bearer("a-forged-token-" * 3), 403)):
+            forged = urllib.request.Request(
+                url.group(1) + "/v1/snapshots/trigger",
+                json.dumps({"initiated_by_node_id": "P1", "snapshot_type": "full"}).encode(),
+                {"Content-Type": "application/json", **headers},
+            )
+            with pytest.raises(urllib.error.HTTPError) as said:
+                urllib.request.urlopen(forged, timeout=30)
+            assert said.value.code == refused
 
         done = snapshotlib("live", "trigger", "--node", "P2", "--wait", "--workdir", str(folder))
         assert done.returncode == 0, done.stderr

@@ -311,11 +311,40 @@ def test_forged_streams_and_control_calls_are_refused_and_the_node_goes_on(
 ) -> None:
     import grpc
 
-    from snapshotlib.live.rpc import protos, services
+    from snapshotlib.live.rpc import protos, services, token_metadata
 
     with LiveCluster(3, rate=20.0, workdir=tmp_path, **STEADY) as cluster:
         assert cluster.spec is not None
         address = cluster.spec.node("P1").address
+        # without the cluster's token (another user of the machine), or with another
+        # one, no call reaches the node: not even a crash
+        with grpc.insecure_channel(address) as link:
+            control, markers = services.NodeControlStub(link), services.SnapshotServiceStub(link)
+            calls = [
+                lambda meta: control.Crash(protos.CrashRequest(), metadata=meta, timeout=30),
+                lambda meta: control.Health(protos.HealthRequest(), metadata=meta, timeout=30),
+                lambda meta: control.Resume(
+                    protos.ResumeRequest(epoch=2**53), metadata=meta, timeout=30
+                ),
+                lambda meta: markers.SendMarker(
+                    protos.MarkerRequest(snapshot_id="s", sender_node_id="P2"),
+                    metadata=meta,
+                    timeout=30,
+                ),
+                lambda meta: list(
+                    services.ChannelServiceStub(link).Open(
+                        iter([protos.Envelope(sender_node_id="P2")]), metadata=meta, timeout=30
+                    )
+                ),
+            ]
+            for call in calls:
+                for meta in ((), token_metadata("another-clusters-token-" * 2)):
+                    with pytest.raises(grpc.RpcError) as refused:
+                        call(meta)
+                    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert cluster.running()["P1"] is None, "a forged Crash killed the node"
+        # with the token (a node gone wrong), what a call asks is still checked
+        meta = token_metadata(cluster.token)
 
         def transfer(sender: str, clock: list[int], amount: int) -> object:
             return protos.Envelope(
@@ -330,7 +359,9 @@ def test_forged_streams_and_control_calls_are_refused_and_the_node_goes_on(
         with grpc.insecure_channel(address) as link:
             for envelope in forged:
                 with pytest.raises(grpc.RpcError) as refused:
-                    services.ChannelServiceStub(link).Open(iter([envelope]), timeout=30)
+                    services.ChannelServiceStub(link).Open(
+                        iter([envelope]), metadata=meta, timeout=30
+                    )
                 assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             control = services.NodeControlStub(link)
             for request in (
@@ -341,13 +372,15 @@ def test_forged_streams_and_control_calls_are_refused_and_the_node_goes_on(
                 protos.RestoreRequest(snapshot_id="s", part_uri="", epoch=0, log_folder="e"),
             ):
                 with pytest.raises(grpc.RpcError) as refused:
-                    control.Restore(request, timeout=30)
+                    control.Restore(request, metadata=meta, timeout=30)
                 assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             with pytest.raises(grpc.RpcError) as refused:
-                control.Resume(protos.ResumeRequest(epoch=7), timeout=30)
+                control.Resume(protos.ResumeRequest(epoch=7), metadata=meta, timeout=30)
             assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
             # a cleanup of a snapshot the node never heard of changes nothing it holds
-            answer = control.Cleanup(protos.CleanupRequest(snapshot_id="nope"), timeout=30)
+            answer = control.Cleanup(
+                protos.CleanupRequest(snapshot_id="nope"), metadata=meta, timeout=30
+            )
             assert not answer.abandoned and answer.freed_messages == 0
         # the node took none of it: epoch 0, snapshots complete and check
         eventually(lambda: view(cluster)["P1"]["epoch"] == 0, "P1 reports")

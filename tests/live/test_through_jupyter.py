@@ -26,6 +26,7 @@ from tests.support import free_port, jupyter_running
 require_live()
 
 from snapshotlib.live import LiveCluster  # noqa: E402
+from snapshotlib.live.api_token import bearer  # noqa: E402
 from snapshotlib.live.hub import NO_PROXY_NOTE, browser_address, proxied_path  # noqa: E402
 
 PREFIX = "/user/ada/"
@@ -47,10 +48,18 @@ class Server:
         self.base = f"http://127.0.0.1:{port}"
         self.token = token
 
-    def get(self, path: str) -> tuple[int, str]:
-        request = urllib.request.Request(
-            self.base + path, headers={"Authorization": f"token {self.token}"}
-        )
+    def get(self, path: str, cluster_token: str | None = None) -> tuple[int, str]:
+        """GET ``path`` as the session's browser does; with ``cluster_token``, the call
+        carries the cluster's token too (as the API docs' Authorize button sends it), and
+        the session's own goes in the query, as only one Authorization header can."""
+        if cluster_token is None:
+            request = urllib.request.Request(
+                self.base + path, headers={"Authorization": f"token {self.token}"}
+            )
+        else:
+            request = urllib.request.Request(
+                f"{self.base}{path}?token={self.token}", headers=bearer(cluster_token)
+            )
         try:
             with OPENER.open(request, timeout=30) as answer:
                 return answer.status, answer.read().decode()
@@ -91,7 +100,10 @@ def test_the_api_pages_open_through_the_sessions_jupyter_server(
         status, document = hub_server.get(f"{cluster.browser_url}/openapi.json")
         assert status == 200, document
         assert json.loads(document)["info"]["title"] == "snapshotlib live controller"
+        # the cluster's own token passes through the proxy; without it, no cluster
         status, view = hub_server.get(f"{cluster.browser_url}/v1/cluster")
+        assert status == 401, view
+        status, view = hub_server.get(f"{cluster.browser_url}/v1/cluster", cluster.token)
         assert status == 200, view
         assert len(json.loads(view)["nodes"]) == 3
         # the kernel still speaks to the controller directly
