@@ -4,8 +4,9 @@
 token into ``WORKDIR/api-token``, readable by its owner only. The controller refuses a
 REST call without it (401) or with another (403), the internal ones from the nodes
 included; the nodes, the CLI, ``LiveCluster.attach`` and the LiveExplorer read it from
-the file and send it as ``Authorization: Bearer TOKEN``. On a shared host (a JupyterHub
-with many users) anyone can reach 127.0.0.1, but not another user's files.
+the file and send it as ``Authorization: Bearer TOKEN``; every gRPC call between the
+cluster's processes carries it in its metadata (:mod:`.rpc`). On a shared host (a
+JupyterHub with many users) anyone can reach 127.0.0.1, but not another user's files.
 
 Standard library only.
 """
