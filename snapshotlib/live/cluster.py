@@ -46,7 +46,7 @@ from .runlog import (
     starting_balances,
 )
 from .spec import ClusterSpec, NodeSpec, topology
-from .storage import read
+from .storage import StorageError, parse_storage_uri, read
 
 #: wall-time backstops (seconds) for processes to come up and go down; the work itself
 #: is not timed
@@ -115,6 +115,12 @@ class LiveCluster:
         The registry's URL (default: SQLite in ``workdir``).
     storage
         The default ``target_storage_uri`` (default: ``workdir/checkpoints``).
+    storage_root, allow_endpoints, allow_buckets
+        Where a trigger may have the cluster write (:mod:`.storage_policy`): ``file://``
+        targets in ``storage_root`` (default: ``workdir``, or the default storage's folder
+        when it is outside ``workdir``), ``http://`` ones on the
+        ``host:port`` endpoints and ``s3://`` ones in the buckets listed (the default
+        storage's is always allowed).
     """
 
     def __init__(
@@ -138,6 +144,9 @@ class LiveCluster:
         chunk_keys: int = 1,
         key_bytes: int = 0,
         upload_jitter_ms: int = 0,
+        storage_root: str | Path | None = None,
+        allow_endpoints: tuple[str, ...] = (),
+        allow_buckets: tuple[str, ...] = (),
     ) -> None:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
         self.host = host
@@ -156,6 +165,8 @@ class LiveCluster:
         self.chunk_keys = chunk_keys
         self.key_bytes = key_bytes
         self.upload_jitter_ms = upload_jitter_ms
+        self.allow_endpoints = tuple(allow_endpoints)
+        self.allow_buckets = tuple(allow_buckets)
         #: processes the supervisor started again: (name, exit status it had)
         self.restarts: list[tuple[str, int]] = []
         self._commands: dict[str, tuple[str, list[str]]] = {}
@@ -165,6 +176,7 @@ class LiveCluster:
         self._supervisor: threading.Thread | None = None
         self.registry = registry or f"sqlite:///{self.workdir / 'registry.db'}"
         self.storage = storage or (self.workdir / "checkpoints").as_uri() + "/"
+        self.storage_root = _storage_root(storage_root, self.storage, self.workdir)
         self.spec: ClusterSpec | None = None
         #: the cluster's API token (:mod:`.api_token`), once started or attached
         self.token: str | None = None
@@ -281,6 +293,10 @@ class LiveCluster:
                 self.registry,
                 "--storage",
                 self.storage,
+                "--storage-root",
+                str(self.storage_root),
+                *(f"--allow-endpoint={e}" for e in self.allow_endpoints),
+                *(f"--allow-bucket={b}" for b in self.allow_buckets),
                 "--journal",
                 str(self.workdir / "journal.jsonl"),
                 *secret,
@@ -519,3 +535,19 @@ class LiveCluster:
 def _signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
     with contextlib.suppress(ProcessLookupError):  # it has gone already
         os.killpg(process.pid, sig)
+
+
+def _storage_root(given: str | Path | None, storage: str, workdir: Path) -> Path:
+    """The folder file:// targets must be in: ``given``; else ``workdir``, or the default
+    storage's own folder when that is a file:// one outside ``workdir``."""
+    if given is not None:
+        return Path(given).resolve()
+    try:
+        default = parse_storage_uri(storage)
+    except StorageError:
+        return workdir  # the controller says what is wrong with the storage itself
+    if default.scheme == "file":
+        folder = Path(default.path).resolve()
+        if not folder.is_relative_to(workdir):
+            return folder
+    return workdir

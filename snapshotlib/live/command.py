@@ -89,6 +89,24 @@ def add_live_commands(sub: Any) -> None:
         "http://host:port/prefix/ (default: file:// in the workdir)",
     )
     p.add_argument(
+        "--storage-root",
+        help="file:// targets of a trigger must be in this folder (default: the workdir)",
+    )
+    p.add_argument(
+        "--allow-endpoint",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="an http:// server a trigger may target (repeatable; --storage's always may)",
+    )
+    p.add_argument(
+        "--allow-bucket",
+        action="append",
+        default=[],
+        metavar="BUCKET",
+        help="an s3:// bucket a trigger may target (repeatable; --storage's always may)",
+    )
+    p.add_argument(
         "--state-keys", type=int, default=1, help="accounts each node's money is kept in (1)"
     )
     p.add_argument("--chunk-keys", type=int, default=1, help="accounts per checkpoint chunk (1)")
@@ -212,6 +230,9 @@ def cmd_up(args: argparse.Namespace) -> int:
             workdir=folder,
             registry=args.registry,
             storage=args.storage,
+            storage_root=args.storage_root,
+            allow_endpoints=tuple(args.allow_endpoint),
+            allow_buckets=tuple(args.allow_bucket),
             markers=args.markers,
             marker_delay_ms=args.marker_delay_ms,
             ttl_ms=args.ttl_ms,

@@ -62,6 +62,7 @@ from .registry import (
 )
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
+from .storage_policy import StoragePolicy
 
 #: ``await initiate(node, snapshot_id, target_storage_uri, snapshot_type, base_snapshot_id)``:
 #: tell a node to start a snapshot (an incremental one writes only what changed since the
@@ -275,6 +276,7 @@ def create_app(
     crash: Crash | None = None,
     journal: str | Path | None = None,
     token: str | None = None,
+    storage_policy: StoragePolicy | None = None,
 ) -> FastAPI:
     """The controller of the cluster ``spec``.
 
@@ -285,7 +287,9 @@ def create_app(
     ``journal`` is the file the controller's decisive events are appended to.
     ``token``: every call must carry it as ``Authorization: Bearer TOKEN``
     (:mod:`.api_token`; the served controller always has one); None, as in tests that
-    call the app in-process, takes every call.
+    call the app in-process, takes every call. ``storage_policy``: where a trigger's
+    ``target_storage_uri`` may point (:mod:`.storage_policy`; the served controller
+    always has one); None takes any.
     """
     try:
         default_location = parse_storage_uri(storage_uri)
@@ -384,7 +388,10 @@ def create_app(
             location = default_location
         else:
             try:
-                location = parse_storage_uri(request.target_storage_uri)
+                if storage_policy is None:
+                    location = parse_storage_uri(request.target_storage_uri)
+                else:
+                    location = storage_policy.check(request.target_storage_uri)
             except StorageError as e:
                 raise HTTPException(422, str(e)) from None
         row, estimate = await run_in_threadpool(

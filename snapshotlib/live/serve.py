@@ -29,6 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--token-file", type=Path, required=True, help="the cluster's API token (api-token)"
     )
+    parser.add_argument(
+        "--storage-root", type=Path, required=True, help="file:// targets must be in it"
+    )
+    parser.add_argument(
+        "--allow-endpoint", action="append", default=[], help="an http:// target's host:port"
+    )
+    parser.add_argument("--allow-bucket", action="append", default=[], help="an s3:// bucket")
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -57,9 +64,23 @@ def main(argv: list[str] | None = None) -> int:
     from .controller import create_app
     from .registry import RegistryError
     from .storage import StorageError
+    from .storage_policy import StoragePolicy
 
     try:
-        app = create_app(spec, args.registry, args.storage, journal=args.journal, token=token)
+        policy = StoragePolicy.around(
+            str(args.storage_root.resolve()),
+            args.storage,
+            tuple(args.allow_endpoint),
+            tuple(args.allow_bucket),
+        )
+        app = create_app(
+            spec,
+            args.registry,
+            args.storage,
+            journal=args.journal,
+            token=token,
+            storage_policy=policy,
+        )
     except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
         print(f"snapshotlib live controller: {e}", file=sys.stderr)
         return 2

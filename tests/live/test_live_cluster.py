@@ -124,12 +124,28 @@ def test_a_cluster_whose_starter_is_killed_stops_by_itself(tmp_path: Path) -> No
 def test_a_bad_trigger_is_refused_naming_the_field_and_nothing_is_registered(
     tmp_path: Path,
 ) -> None:
-    with LiveCluster(3, rate=20.0, workdir=tmp_path) as cluster:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "cluster").mkdir()
+    (tmp_path / "cluster" / "link-out").symlink_to(outside)
+    with LiveCluster(3, rate=20.0, workdir=tmp_path / "cluster") as cluster:
         with pytest.raises(LiveClusterError, match="initiated_by_node_id") as refused:
             cluster.trigger("P9")
         assert "422" in str(refused.value)
         with pytest.raises(LiveClusterError, match="target_storage_uri"):
             cluster.trigger("P1", storage="checkpoints/relative")
+        # the cluster writes only under its storage root (its workdir) and to no server
+        # it was not given
+        for elsewhere in (
+            outside.as_uri() + "/",
+            (tmp_path / "cluster").as_uri() + "/../outside/",
+            (tmp_path / "cluster" / "link-out").as_uri() + "/",
+            "http://127.0.0.1:9/snaps/",
+            "file:///" + "a" * 2000 + "/",
+        ):
+            with pytest.raises(LiveClusterError, match=r"422.*target_storage_uri"):
+                cluster.trigger("P1", storage=elsewhere)
+        assert list(outside.iterdir()) == []
         assert cluster.request("GET", "/v1/snapshots")["snapshots"] == []
 
 

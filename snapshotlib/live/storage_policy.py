@@ -1,0 +1,108 @@
+"""Where a cluster may write: fixed when it starts, checked at every trigger.
+
+A trigger's ``target_storage_uri`` comes over the network. Unchecked, it would have the
+nodes and the controller write parts and manifests into any folder the cluster's user
+can write (``file:///etc/``, ``..`` in a path, a symbolic link out), or PUT and GET at any
+address (``http://``). So the cluster's owner fixes, at ``live up``:
+
+* a **storage root**: a ``file://`` target must be that folder or inside it, after
+  ``..`` and symbolic links are resolved (and a URI that spells ``..`` is refused
+  outright, whatever it resolves to); the default is the cluster's workdir;
+* the **endpoints** an ``http://`` target may name (``host:port``) and the **buckets** an
+  ``s3://`` target may (its endpoint is the AWS configuration's); the cluster's default
+  storage is always allowed.
+
+A URI longer than :data:`MAX_URI_CHARS` is refused before anything is parsed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+from .storage import StorageError, StorageLocation, parse_storage_uri
+
+#: the longest target_storage_uri taken
+MAX_URI_CHARS = 1024
+
+
+@dataclass(frozen=True)
+class StoragePolicy:
+    """The storage a cluster may write to (see the module docstring).
+
+    Attributes
+    ----------
+    root
+        The folder ``file://`` targets must be in (an absolute path).
+    endpoints
+        ``host:port`` of the ``http://`` servers allowed.
+    buckets
+        The ``s3://`` buckets allowed.
+    """
+
+    root: str
+    endpoints: tuple[str, ...] = field(default=())
+    buckets: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def around(
+        cls,
+        root: str,
+        default_storage: str,
+        endpoints: tuple[str, ...] = (),
+        buckets: tuple[str, ...] = (),
+    ) -> StoragePolicy:
+        """A policy with ``root``, ``endpoints`` and ``buckets``, and whatever
+        ``default_storage`` (the cluster's default target) needs: its endpoint or its
+        bucket; a default folder outside ``root`` is :class:`StorageError`."""
+        default = parse_storage_uri(default_storage)
+        hosts, names = list(endpoints), list(buckets)
+        if default.scheme == "http":
+            hosts.append(default.bucket)
+        elif default.scheme == "s3":
+            names.append(default.bucket)
+        policy = cls(
+            os.path.realpath(root), tuple(dict.fromkeys(hosts)), tuple(dict.fromkeys(names))
+        )
+        if default.scheme == "file" and not policy._inside(default.path):
+            raise StorageError(
+                f"storage: the default storage {default.uri} is outside the storage root "
+                f"{policy.root}"
+            )
+        return policy
+
+    def check(self, uri: str) -> StorageLocation:
+        """``uri`` parsed, if the cluster may write there; :class:`StorageError` saying
+        what is allowed if not."""
+        if not isinstance(uri, str):
+            raise StorageError(f"target_storage_uri: a URI expected, got {uri!r}")
+        if len(uri) > MAX_URI_CHARS:
+            raise StorageError(
+                f"target_storage_uri: at most {MAX_URI_CHARS} characters, got {len(uri):,}"
+            )
+        if ".." in unquote(urlsplit(uri).path).split("/"):
+            raise StorageError(f"target_storage_uri: '..' is not allowed in a path, got {uri!r}")
+        location = parse_storage_uri(uri)
+        if location.scheme == "file" and not self._inside(location.path):
+            raise StorageError(
+                f"target_storage_uri: a file:// target must be in the cluster's storage root "
+                f"{self.root} (fixed at `live up --storage-root`), got {uri!r}"
+            )
+        if location.scheme == "http" and location.bucket not in self.endpoints:
+            allowed = ", ".join(self.endpoints) or "none"
+            raise StorageError(
+                f"target_storage_uri: http:// storage only on the endpoints allowed at "
+                f"`live up --allow-endpoint` ({allowed}), got {location.bucket!r} in {uri!r}"
+            )
+        if location.scheme == "s3" and location.bucket not in self.buckets:
+            allowed = ", ".join(self.buckets) or "none"
+            raise StorageError(
+                f"target_storage_uri: s3:// storage only in the buckets allowed at "
+                f"`live up --allow-bucket` ({allowed}), got {location.bucket!r} in {uri!r}"
+            )
+        return location
+
+    def _inside(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return os.path.commonpath([real, self.root]) == self.root
