@@ -618,7 +618,9 @@ class Node:
             }
             data = json.dumps(part, indent=1).encode()
             name = f"{snapshot_id}.{self.me}.json"
-            uri = await asyncio.to_thread(write_durable, location, name, data)
+            # a snapshot's part is written once: a marker that reuses an old snapshot's
+            # id (forged, or a node gone wrong) cannot replace what was recorded then
+            uri = await asyncio.to_thread(write_durable, location, name, data, once=True)
             self._remember(snapshot_id, table)
             report.update(part_uri=uri, size_bytes=written + len(data), ok=True, error=None)
         except (OSError, StorageError) as e:

@@ -22,7 +22,7 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from .storage import StorageError, StorageLocation
+from .storage import AlreadyWritten, StorageError, StorageLocation
 
 _lock = threading.Lock()
 #: the AWS environment the client was made for, and the client
@@ -46,7 +46,7 @@ def client() -> Any:
         return _cached[1]
 
 
-def put(location: StorageLocation, name: str, data: bytes) -> str:
+def put(location: StorageLocation, name: str, data: bytes, *, once: bool = False) -> str:
     """Write ``data`` as object ``name`` in ``location`` (an ``s3`` one); its URI.
 
     One PUT of the whole object: S3 makes an object visible only once all of it is
@@ -56,9 +56,14 @@ def put(location: StorageLocation, name: str, data: bytes) -> str:
     file, fsync and rename give a ``file://`` write, so no temporary object is needed.
     """
     uri, key = location.object_uri(name), location.object_key(name)
+    condition = {"IfNoneMatch": "*"} if once else {}
     try:
-        client().put_object(Bucket=location.bucket, Key=key, Body=data)
-    except (BotoCoreError, ClientError, ValueError) as e:
+        client().put_object(Bucket=location.bucket, Key=key, Body=data, **condition)
+    except ClientError as e:
+        if once and e.response.get("Error", {}).get("Code") in ("PreconditionFailed", "412"):
+            raise AlreadyWritten(f"{uri}: already written, and written once") from None
+        raise StorageError(f"{uri}: could not write: {_reason(e)}") from e
+    except (BotoCoreError, ValueError) as e:
         raise StorageError(f"{uri}: could not write: {_reason(e)}") from e
     return uri
 

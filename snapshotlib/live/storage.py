@@ -303,11 +303,19 @@ def check_name(name: str) -> str:
     return name
 
 
-def write_durable(location: StorageLocation, name: str, data: bytes) -> str:
+class AlreadyWritten(StorageError):
+    """An object written once (a snapshot's part or manifest) is there already."""
+
+
+def write_durable(location: StorageLocation, name: str, data: bytes, *, once: bool = False) -> str:
     """Write ``data`` as object ``name`` in ``location``, durably; the object's URI.
 
     A reader sees either no object or the whole of it, never a torn one, and once this
-    returns the object survives a crash of this process or machine.
+    returns the object survives a crash of this process or machine. With ``once`` (a
+    snapshot's part, its manifest) an object already there is never replaced:
+    :class:`AlreadyWritten` (``file://``: the finished file is linked into place, which
+    fails if the name is taken; ``s3://`` and ``http://``: a conditional PUT,
+    ``If-None-Match: *``).
 
     ``file://``: the bytes go to a temporary file in the same directory, which is
     flushed, fsynced and renamed over ``name``; then the directory is fsynced so the
@@ -319,9 +327,9 @@ def write_durable(location: StorageLocation, name: str, data: bytes) -> str:
         _require_boto3(location.uri)
         from . import s3
 
-        return s3.put(location, name, data)
+        return s3.put(location, name, data, once=once)
     if location.scheme == "http":
-        return _put_http(location.object_uri(name), data)
+        return _put_http(location.object_uri(name), data, once=once)
     if location.scheme != "file":
         raise StorageError(f"target_storage_uri: cannot write to {location.scheme}:// storage")
     target = location.object_key(name)
@@ -334,7 +342,14 @@ def write_durable(location: StorageLocation, name: str, data: bytes) -> str:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(temp, target)
+            if once:
+                try:
+                    os.link(temp, target)
+                except FileExistsError:
+                    raise AlreadyWritten(f"{uri}: already written, and written once") from None
+                os.unlink(temp)
+            else:
+                os.replace(temp, target)
         except BaseException:
             # never leave a half-written temporary file behind
             with contextlib.suppress(OSError):
@@ -375,15 +390,19 @@ def read(uri: str) -> bytes:
         raise StorageError(f"{uri}: could not read: {e.strerror or e}") from e
 
 
-def _put_http(uri: str, data: bytes) -> str:
+def _put_http(uri: str, data: bytes, *, once: bool = False) -> str:
     """One PUT of ``data`` to ``uri``; a "503 Slow Down" is tried again (see the module
-    docstring), and still refused after :data:`HTTP_TRIES` tries, it fails."""
+    docstring), and still refused after :data:`HTTP_TRIES` tries, it fails. With
+    ``once``, only if nothing is there (``If-None-Match: *``; 412 if something is)."""
+    headers = {"If-None-Match": "*"} if once else {}
     for attempt in range(HTTP_TRIES):
-        request = urllib.request.Request(uri, data, method="PUT")
+        request = urllib.request.Request(uri, data, headers, method="PUT")
         try:
             with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_S):
                 return uri
         except urllib.error.HTTPError as e:
+            if e.code == 412 and once:
+                raise AlreadyWritten(f"{uri}: already written, and written once") from None
             if e.code != 503:
                 raise StorageError(f"{uri}: could not write: {e.code} {e.reason}") from None
             if attempt + 1 == HTTP_TRIES:

@@ -176,21 +176,31 @@ def _handler(store: ThrottledStore) -> type[BaseHTTPRequestHandler]:
             if not store.begin_write(self.path.split("?", 1)[0].strip("/")):
                 self._answer(503, SLOW_DOWN)
                 return
-            ok = False
+            ok, taken = False, False
+            once = self.headers.get("If-None-Match") == "*"  # S3's conditional write
             try:
                 time.sleep(store.write_ms / 1000)  # the upload takes its time
                 path.parent.mkdir(parents=True, exist_ok=True)
                 fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
-                os.replace(temp, path)
-                ok = True
+                if once:
+                    try:
+                        os.link(temp, path)
+                    except FileExistsError:
+                        taken = True
+                    os.unlink(temp)
+                else:
+                    os.replace(temp, path)
+                ok = not taken
             except OSError:
                 with contextlib.suppress(OSError, UnboundLocalError):
                     os.unlink(temp)
             finally:
                 store.end_write(ok)
-            if ok:
+            if taken:
+                self._answer(412, b"<Error><Code>PreconditionFailed</Code></Error>")
+            elif ok:
                 self._answer(200, b"")
             else:
                 self._answer(500, b"<Error><Code>InternalError</Code></Error>")

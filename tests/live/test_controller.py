@@ -300,6 +300,21 @@ def test_a_node_reporting_twice_keeps_its_first_report(lab: Lab) -> None:
     assert lab.registry_state() == before
 
 
+def test_a_manifest_already_there_is_never_replaced(tmp_path: Path) -> None:
+    # a manifest is written once: one already under the snapshot's name (another's,
+    # forged) fails the snapshot instead of being overwritten
+    with running(tmp_path) as lab:
+        sid = lab.started()
+        lab.storage.mkdir(parents=True, exist_ok=True)
+        (lab.storage / f"{sid}.json").write_bytes(b"not this snapshot's")
+        for node in lab.spec.ids:
+            assert lab.report(sid, node).status_code == 200
+        status = lab.get(sid)
+        assert status["status"] == "FAILED" and status["checkpoint_manifest_uri"] is None
+        assert "already written, and written once" in status["error"]
+        assert (lab.storage / f"{sid}.json").read_bytes() == b"not this snapshot's"
+
+
 @pytest.mark.parametrize(
     "failure",
     [
@@ -311,7 +326,7 @@ def test_a_node_reporting_twice_keeps_its_first_report(lab: Lab) -> None:
 def test_no_manifest_no_completion(
     lab: Lab, monkeypatch: pytest.MonkeyPatch, failure: Exception
 ) -> None:
-    def broken(location: StorageLocation, name: str, data: bytes) -> str:
+    def broken(location: StorageLocation, name: str, data: bytes, *, once: bool = False) -> str:
         raise failure
 
     monkeypatch.setattr(controller_module, "write_durable", broken)
@@ -660,10 +675,10 @@ def test_concurrent_triggers_and_reports_complete_each_snapshot_exactly_once(
     manifests: dict[str, int] = {}
     counting = threading.Lock()
 
-    def counted(location: StorageLocation, name: str, data: bytes) -> str:
+    def counted(location: StorageLocation, name: str, data: bytes, *, once: bool = False) -> str:
         with counting:
             manifests[name] = manifests.get(name, 0) + 1
-        return write_durable(location, name, data)
+        return write_durable(location, name, data, once=once)
 
     monkeypatch.setattr(controller_module, "write_durable", counted)
     spec = make_spec(5)

@@ -383,7 +383,11 @@ def test_a_live_cluster_checkpoints_to_s3_and_its_snapshot_checks(
     aws_env: S3Server, bucket: str, tmp_path: Path
 ) -> None:
     missing = "missing-" + secrets.token_hex(4)
-    with LiveCluster(nodes=3, rate=50.0, storage=f"s3://{bucket}/run/", workdir=tmp_path) as c:
+    storage = f"s3://{bucket}/run/"
+    # the missing bucket allowed at start, so that the nodes try it
+    with LiveCluster(
+        3, rate=50.0, storage=storage, workdir=tmp_path, allow_buckets=(missing,)
+    ) as c:
         pids = c.pids
         sid = c.trigger()
         answer = c.wait(sid)
