@@ -273,7 +273,8 @@ class LiveCluster:
             upload_jitter_ms=self.upload_jitter_ms,
             seed=self.seed,
         )
-        self.workdir.mkdir(parents=True, exist_ok=True)
+        # its owner's only when made here (the registry, logs and checkpoints are in it)
+        self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
         # a folder of logs per start: a snapshot of an earlier run (the registry keeps
         # them) is checked against the logs of its own run
         runs = self.workdir / "logs"

@@ -90,7 +90,8 @@ def add_live_commands(sub: Any) -> None:
     )
     p.add_argument(
         "--storage-root",
-        help="file:// targets of a trigger must be in this folder (default: the workdir)",
+        help="file:// targets of a trigger must be in this folder (default: the workdir, "
+        "or the --storage folder when that is outside it)",
     )
     p.add_argument(
         "--allow-endpoint",

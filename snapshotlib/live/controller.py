@@ -61,7 +61,7 @@ from .registry import (
     Registry,
 )
 from .spec import ClusterSpec, NodeSpec, SpecError
-from .storage import AlreadyWritten, StorageError, parse_storage_uri, read, write_durable
+from .storage import StorageError, parse_storage_uri, read, write_durable
 from .storage_policy import StoragePolicy
 
 #: ``await initiate(node, snapshot_id, target_storage_uri, snapshot_type, base_snapshot_id)``:
@@ -806,14 +806,7 @@ class _Controller:
         data = (json.dumps(manifest, indent=1) + "\n").encode()
         try:
             location = parse_storage_uri(row["target_storage_uri"])
-            try:
-                manifest_uri = write_durable(location, f"{snapshot_id}.json", data, once=True)
-            except AlreadyWritten:
-                # this very manifest, written before a restart of the controller: the same
-                # bytes (it holds nothing that differs between tries); anything else stays
-                manifest_uri = location.object_uri(f"{snapshot_id}.json")
-                if read(manifest_uri) != data:
-                    raise
+            manifest_uri = write_durable(location, f"{snapshot_id}.json", data, once=True)
         except (StorageError, OSError) as e:
             self.registry.finish(
                 snapshot_id,

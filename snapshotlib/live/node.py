@@ -1,6 +1,7 @@
 """A live node: one OS process running the bank and the engine's Chandy–Lamport.
 
-Run as ``python -m snapshotlib.live.node --spec SPEC.json --node P1 --log-dir DIR``
+Run as ``python -m snapshotlib.live.node --spec SPEC.json --node P1 --log-dir DIR
+--token-file WORKDIR/api-token``
 (:class:`~snapshotlib.live.cluster.LiveCluster` and ``snapshotlib live up`` start it).
 
 The node serves gRPC on its address: ``ChannelService.Open`` takes the stream of each

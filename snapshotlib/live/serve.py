@@ -1,4 +1,5 @@
-"""The controller as a process: ``python -m snapshotlib.live.serve --spec SPEC.json ...``.
+"""The controller as a process: ``python -m snapshotlib.live.serve --spec SPEC.json
+--registry URL --storage URI --storage-root DIR --token-file WORKDIR/api-token``.
 
 Serves :func:`snapshotlib.live.controller.create_app` with uvicorn on the spec's
 controller address; :class:`~snapshotlib.live.cluster.LiveCluster` and ``snapshotlib

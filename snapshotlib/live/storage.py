@@ -18,6 +18,7 @@ Two kinds of storage:
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.util
 import os
 import random
@@ -312,16 +313,29 @@ def write_durable(location: StorageLocation, name: str, data: bytes, *, once: bo
 
     A reader sees either no object or the whole of it, never a torn one, and once this
     returns the object survives a crash of this process or machine. With ``once`` (a
-    snapshot's part, its manifest) an object already there is never replaced:
-    :class:`AlreadyWritten` (``file://``: the finished file is linked into place, which
-    fails if the name is taken; ``s3://`` and ``http://``: a conditional PUT,
-    ``If-None-Match: *``).
+    snapshot's part, its manifest) an object already there is never replaced: the same
+    bytes there already (a retried write, a restarted writer) are taken as written,
+    other bytes are :class:`AlreadyWritten`. ``file://``: the finished file is linked
+    into place, which fails if the name is taken (where the file system has no links,
+    the name is created exclusively and written in place); ``s3://`` and ``http://``: a
+    conditional PUT, ``If-None-Match: *``.
 
     ``file://``: the bytes go to a temporary file in the same directory, which is
     flushed, fsynced and renamed over ``name``; then the directory is fsynced so the
     rename survives a crash. Missing directories are created (and their parents
     fsynced). ``s3://``: one PUT (see :func:`.s3.put`).
     """
+    try:
+        return _write(location, name, data, once)
+    except AlreadyWritten:
+        uri = location.object_uri(name)
+        with contextlib.suppress(StorageError, OSError):
+            if read(uri) == data:
+                return uri
+        raise
+
+
+def _write(location: StorageLocation, name: str, data: bytes, once: bool) -> str:
     check_name(name)
     if location.scheme == "s3":
         _require_boto3(location.uri)
@@ -347,6 +361,10 @@ def write_durable(location: StorageLocation, name: str, data: bytes, *, once: bo
                     os.link(temp, target)
                 except FileExistsError:
                     raise AlreadyWritten(f"{uri}: already written, and written once") from None
+                except OSError as e:
+                    if e.errno not in _NO_LINKS:
+                        raise
+                    _create_exclusively(target, data, uri)
                 os.unlink(temp)
             else:
                 os.replace(temp, target)
@@ -359,6 +377,24 @@ def write_durable(location: StorageLocation, name: str, data: bytes, *, once: bo
     except OSError as e:
         raise StorageError(f"{uri}: could not write: {e.strerror or e}") from e
     return uri
+
+
+#: what a file system without hard links answers os.link with (some FUSE and network
+#: mounts, FAT)
+_NO_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK}
+
+
+def _create_exclusively(target: str, data: bytes, uri: str) -> None:
+    """Write-once where links are not to be had: the name created exclusively, then
+    written and fsynced in place (a reader may see it part-written meanwhile)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise AlreadyWritten(f"{uri}: already written, and written once") from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def read(uri: str) -> bytes:

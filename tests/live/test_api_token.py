@@ -76,6 +76,13 @@ def test_the_token_file_is_new_each_time_and_its_owners_alone(tmp_path: Path) ->
     assert second != first and stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
+def test_a_token_file_others_may_read_is_not_a_secret_and_is_refused(tmp_path: Path) -> None:
+    create_token(tmp_path)
+    token_file(tmp_path).chmod(0o640)
+    with pytest.raises(TokenError, match=r"may be read or written by others \(mode 640"):
+        read_token(token_file(tmp_path))
+
+
 @pytest.mark.parametrize("content", [None, "", "short\n", "not a token, has spaces " * 3])
 def test_a_missing_or_foreign_token_file_is_refused_naming_it(
     tmp_path: Path, content: str | None
@@ -83,5 +90,6 @@ def test_a_missing_or_foreign_token_file_is_refused_naming_it(
     path = token_file(tmp_path)
     if content is not None:
         path.write_text(content)
+        path.chmod(0o600)
     with pytest.raises(TokenError, match=re.escape(str(path))):
         read_token(path)

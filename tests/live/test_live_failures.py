@@ -343,6 +343,7 @@ def test_forged_streams_and_control_calls_are_refused_and_the_node_goes_on(
                         call(meta)
                     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
         assert cluster.running()["P1"] is None, "a forged Crash killed the node"
+        assert cluster.restarts == [], "a forged Crash killed the node (started again since)"
         # with the token (a node gone wrong), what a call asks is still checked
         meta = token_metadata(cluster.token)
 

@@ -4,6 +4,8 @@ and leaves what was recorded as it was, on every kind of storage."""
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,6 +44,8 @@ def test_an_object_written_once_is_never_replaced(location: StorageLocation) -> 
     with pytest.raises(AlreadyWritten, match=f"{name}: already written, and written once"):
         write_durable(location, name, b"forged", once=True)
     assert read(uri) == b"recorded"
+    # the same bytes again (a retried PUT, a writer started again) are taken as written
+    assert write_durable(location, name, b"recorded", once=True) == uri
     # what is not written once (a content-addressed chunk) may be written again
     chunk = write_durable(location, "P1.chunk-0.ab12.bin", b"same", once=False)
     assert write_durable(location, "P1.chunk-0.ab12.bin", b"same") == chunk
@@ -52,4 +56,19 @@ def test_a_refused_file_write_leaves_no_temporary_file(tmp_path: Path) -> None:
     write_durable(location, "m.json", b"one", once=True)
     with pytest.raises(AlreadyWritten):
         write_durable(location, "m.json", b"two", once=True)
+    assert sorted(p.name for p in (tmp_path / "snaps").iterdir()) == ["m.json"]
+
+
+def test_where_the_file_system_has_no_links_a_file_is_still_written_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(*args: object) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    location = parse_storage_uri((tmp_path / "snaps").as_uri() + "/")
+    uri = write_durable(location, "m.json", b"one", once=True)
+    with pytest.raises(AlreadyWritten):
+        write_durable(location, "m.json", b"two", once=True)
+    assert read(uri) == b"one"
     assert sorted(p.name for p in (tmp_path / "snaps").iterdir()) == ["m.json"]
