@@ -47,7 +47,7 @@ def create_token(folder: Path) -> str:
 def read_token(path: Path) -> str:
     """The token in ``path``; :class:`TokenError` naming the file if there is none."""
     try:
-        mode = path.stat()
+        owned = path.stat()
         token = path.read_text(encoding="ascii").strip()
     except FileNotFoundError:
         raise TokenError(f"{path}: no API token (`snapshotlib live up` writes it)") from None
@@ -55,12 +55,12 @@ def read_token(path: Path) -> str:
         raise TokenError(f"{path}: the API token cannot be read: {e}") from None
     # a token another user could have written or can read is not the owner's secret
     # (a folder others may write to lets them swap the file before it is read)
-    if hasattr(os, "getuid") and mode.st_uid != os.getuid():
+    if hasattr(os, "getuid") and owned.st_uid != os.getuid():
         raise TokenError(f"{path}: the API token file belongs to another user")
-    if mode.st_mode & 0o077:
+    if owned.st_mode & 0o077:
         raise TokenError(
             f"{path}: the API token file may be read or written by others "
-            f"(mode {stat.S_IMODE(mode.st_mode):o}; `snapshotlib live up` writes it 600)"
+            f"(mode {stat.S_IMODE(owned.st_mode):o}; `snapshotlib live up` writes it 600)"
         )
     if len(token) < 32 or not all(c.isalnum() or c in "-_" for c in token):
         raise TokenError(f"{path}: not an API token (`snapshotlib live up` writes one)")

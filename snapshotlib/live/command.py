@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from . import hub
-from .api_token import token_file
 from .spec import MARKER_MODES
 from .up_record import read_record, record_file, write_record
 
@@ -266,7 +265,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         print(f"live cluster of {args.nodes} nodes ({shape}) up")
         print(f"  API:   {cluster.url}   (docs: {cluster.url}/docs)")
         print(
-            f"  token: {token_file(folder)}   (every call sends it: Authorization: Bearer "
+            f"  token: {cluster.token_file}   (every call sends it: Authorization: Bearer "
             "TOKEN; in the docs, Authorize)"
         )
         through = hub.proxied_path(cluster.url)
