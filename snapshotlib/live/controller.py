@@ -12,9 +12,12 @@ leaves or joins (:mod:`.membership`) fails every snapshot in progress, and so do
 snapshot's time-to-live running out; every failed snapshot is then cleaned up at the
 nodes (``GET /v1/snapshots/{id}/cleanup`` says what each freed).
 ``POST /v1/snapshots/{id}/restore`` (``latest``: the newest completed) rolls every node
-back to that snapshot's manifest; ``POST /v1/nodes/{id}/crash`` kills a node, for the
-lab. Snapshots still open when a controller starts were left by one that stopped: they
-fail at once, with that reason.
+back to that snapshot's manifest, checked and in two phases (:mod:`.restore`);
+``POST /v1/nodes/{id}/crash`` kills a node, for the lab. When a snapshot completes the
+controller reads every part back (:mod:`.parts`) and writes each one's SHA-256 and
+money into the manifest. Snapshots still open when a controller starts were left by one
+that stopped: they fail at once, with that reason; a restore it left is aborted or
+finished.
 
 With a ``journal`` file the controller appends, one JSON line each, every event that
 decides a snapshot's status, with its time in ms (``t``): a trigger, a start that
@@ -51,6 +54,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from .membership import DOWN, Membership
+from .node_calls import Cleanup, Crash, Initiate, NodeCalls, PrepareNode, RestoreNode, Resume
+from .parts import CheckedPart, PartError, check_part
 from .registry import (
     COMPLETED,
     FAILED,
@@ -60,26 +65,13 @@ from .registry import (
     AlreadyRegistered,
     Registry,
 )
+from .restore import RestoreRefused, Restores
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
 from .storage_policy import StoragePolicy
 
-#: ``await initiate(node, snapshot_id, target_storage_uri, snapshot_type, base_snapshot_id)``:
-#: tell a node to start a snapshot (an incremental one writes only what changed since the
-#: base, the latest completed snapshot)
-Initiate = Callable[[NodeSpec, str, str, str, str], Awaitable[None]]
 #: ``await health()``: node id -> ``"up"``, ``"down"`` or ``"unknown"``
 Health = Callable[[], Awaitable[dict[str, str]]]
-#: ``await cleanup(node, snapshot_id, reason)``: the node abandons a failed snapshot;
-#: ``{"abandoned": bool, "freed_messages": int, "freed_bytes": int}``
-Cleanup = Callable[[NodeSpec, str, str], Awaitable[dict[str, Any]]]
-#: ``await restore(node, snapshot_id, part_uri, epoch, log_folder)``: ``{"balance": int,
-#: "reinjected": int}``, the node paused in the new epoch
-RestoreNode = Callable[[NodeSpec, str, str, int, str], Awaitable[dict[str, Any]]]
-#: ``await resume(node, epoch)``: the node's bank sends again
-Resume = Callable[[NodeSpec, int], Awaitable[None]]
-#: ``await crash(node)``: the node kills itself
-Crash = Callable[[NodeSpec], Awaitable[None]]
 
 log = logging.getLogger(__name__)
 
@@ -271,6 +263,7 @@ def create_app(
     initiate: Initiate | None = None,
     health: Health | None = None,
     cleanup: Cleanup | None = None,
+    prepare: PrepareNode | None = None,
     restore: RestoreNode | None = None,
     resume: Resume | None = None,
     crash: Crash | None = None,
@@ -282,7 +275,8 @@ def create_app(
 
     ``registry_url`` is the registry's database (``sqlite:////abs/registry.db``);
     ``storage_uri`` the default ``target_storage_uri``. ``initiate``, ``cleanup``,
-    ``restore``, ``resume`` and ``crash`` are the calls to the nodes (gRPC by default);
+    ``prepare``, ``restore``, ``resume`` and ``crash`` are the calls to the nodes
+    (:mod:`.node_calls`; gRPC by default);
     ``health`` reports which nodes are up (by default: from their heartbeats);
     ``journal`` is the file the controller's decisive events are appended to.
     ``token``: every call must carry it as ``Authorization: Bearer TOKEN``
@@ -307,11 +301,15 @@ def create_app(
     # at least a few of its periods, so a merely late look still counts the silence
     membership = Membership(spec.ids, timeout_s, stall_s=max(timeout_s / 4, 5 * MONITOR_EVERY_S))
     health_of: Health = health or _membership_health(membership)
-    calls = _NodeCalls(cleanup, restore, resume, crash, token)
+    calls = NodeCalls(
+        cleanup=cleanup, prepare=prepare, restore=restore, resume=resume, crash=crash, token=token
+    )
     controller = _Controller(spec, Registry(registry_url), Journal(journal))
     controller.journal.write({"controller_started": True})
     orphans = controller.resolve_orphans()
-    restoring = asyncio.Lock()
+    restores = Restores(spec, controller.registry, calls, controller.restore_decided)
+    # a restore this controller's predecessor left: aborted, or finished once running
+    restores.recover()
 
     async def clean_up(snapshot_id: str, reason: str) -> None:
         """Ask every node not known down to abandon a failed snapshot; keep the answers."""
@@ -353,7 +351,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         watcher = asyncio.create_task(monitor())
+        restores.start()
         yield
+        restores.stop()
         watcher.cancel()
         controller.registry.close()
 
@@ -379,8 +379,9 @@ def create_app(
     async def trigger(request: TriggerRequest) -> TriggerAnswer:
         """Register a snapshot and ask its initiating node to start it."""
         node = _node(spec, request.initiated_by_node_id, "initiated_by_node_id")
-        if restoring.locked():
-            raise HTTPException(409, "cluster: a restore is running; trigger after it")
+        busy = restores.busy()
+        if busy:
+            raise HTTPException(409, f"cluster: {busy}; trigger after it")
         not_ready = membership.not_ready()
         if not_ready:
             raise HTTPException(409, f"cluster: {not_ready}; a snapshot needs every node")
@@ -488,54 +489,27 @@ def create_app(
     async def restore_snapshot(snapshot_id: str) -> RestoreAnswer:
         """Roll every node back to a COMPLETED snapshot (``latest``: the newest one):
         states restored, recorded channel messages delivered first, in a new epoch."""
-        if restoring.locked():
+        if restores.lock.locked():
             raise HTTPException(409, "a restore is already running")
-        async with restoring:
-            row, parts = await run_in_threadpool(controller.restorable, snapshot_id)
+        async with restores.lock:
+            row = await run_in_threadpool(controller.restorable, snapshot_id)
             not_ready = membership.not_ready(restoring=True)
             if not_ready:
                 raise HTTPException(503, f"cluster: {not_ready}; a restore needs every node")
             began = time.monotonic()
-            sid = str(row["snapshot_id"])
-            controller.journal.write({"restore": sid})
-            failed = await run_in_threadpool(
-                controller.fail_open, f"the cluster was restored from {sid}"
-            )
-            epoch = controller.next_epoch(membership.epoch())
-            folder = f"epoch-{epoch:03d}-{secrets.token_hex(3)}"
-            nodes = [spec.node(node_id) for node_id in spec.ids]
-            answers = await asyncio.gather(
-                *(calls.restore(n, sid, parts[n.id], epoch, folder) for n in nodes),
-                return_exceptions=True,
-            )
-            errors = _errors(nodes, answers)
-            if errors:
-                raise HTTPException(
-                    503,
-                    f"restore of {sid} (epoch {epoch}) failed at {'; '.join(errors)}; "
-                    "the nodes restored wait paused: restore again",
-                )
-            resumed = await asyncio.gather(
-                *(calls.resume(n, epoch) for n in nodes), return_exceptions=True
-            )
-            errors = _errors(nodes, resumed)
-            if errors:
-                raise HTTPException(503, f"resume after restoring {sid}: {'; '.join(errors)}")
-            restored = [
-                NodeRestored(
-                    node_id=n.id, balance=int(a["balance"]), reinjected=int(a["reinjected"])
-                )
-                for n, a in zip(nodes, answers, strict=True)
-                if isinstance(a, dict)
-            ]
+            try:
+                done = await restores.run(row, above=membership.epoch())
+            except RestoreRefused as e:
+                raise HTTPException(e.status, e.detail) from None
+            restored = [NodeRestored(**n) for n in done["nodes"]]
             return RestoreAnswer(
-                snapshot_id=sid,
-                epoch=epoch,
-                log_folder=folder,
+                snapshot_id=str(row["snapshot_id"]),
+                epoch=done["epoch"],
+                log_folder=done["log_folder"],
                 duration_ms=int((time.monotonic() - began) * 1000),
                 total_money=sum(r.balance for r in restored),
                 nodes=restored,
-                failed=failed,
+                failed=done["failed"],
             )
 
     @app.post(
@@ -586,6 +560,7 @@ class _Controller:
         self.spec = spec
         self.registry = registry
         self.journal = journal
+        self.network = spec.network()
         # two triggers must not draw the same number
         self._ids = threading.Lock()
         # "all parts in -> manifest -> COMPLETED" happens once per snapshot
@@ -594,7 +569,6 @@ class _Controller:
         self.to_clean: queue.SimpleQueue[tuple[str, str]] = queue.SimpleQueue()
         #: per cleaned-up snapshot: each node's answer
         self.cleanups: dict[str, dict[str, dict[str, Any]]] = {}
-        self._epoch = 0
 
     def latest_completed(self) -> str:
         """The newest COMPLETED snapshot's id (``""`` if none): an incremental one's base."""
@@ -643,14 +617,8 @@ class _Controller:
                     expired.append(sid)
         return expired
 
-    def next_epoch(self, reported: int) -> int:
-        """A restore's epoch: above every epoch a node reported or a restore used."""
-        self._epoch = max(self._epoch, reported) + 1
-        return self._epoch
-
-    def restorable(self, snapshot_id: str) -> tuple[dict[str, Any], dict[str, str]]:
-        """The COMPLETED snapshot to restore (``latest``: the newest), and each node's
-        part URI from its manifest."""
+    def restorable(self, snapshot_id: str) -> dict[str, Any]:
+        """The COMPLETED snapshot to restore (``latest``: the newest)."""
         if snapshot_id == "latest":
             done = self.registry.list(COMPLETED)
             if not done:
@@ -664,16 +632,13 @@ class _Controller:
                 f"snapshot_id: {row['snapshot_id']} is {row['status']}; only a COMPLETED "
                 "snapshot (its manifest written) can be restored",
             )
-        uri = str(row["checkpoint_manifest_uri"])
-        try:
-            manifest = json.loads(read(uri))
-            parts = {str(p["node_id"]): str(p["part_uri"]) for p in manifest["parts"]}
-        except (OSError, StorageError, ValueError, KeyError, TypeError) as e:
-            raise HTTPException(409, f"manifest {uri}: cannot be read ({e})") from None
-        missing = [n for n in self.spec.ids if n not in parts]
-        if missing:
-            raise HTTPException(409, f"manifest {uri}: no part of {', '.join(missing)}")
-        return row, parts
+        return row
+
+    def restore_decided(self, snapshot_id: str) -> list[str]:
+        """A restore of ``snapshot_id`` was decided: journalled, and the snapshots in
+        progress (of the epoch being left) failed; their ids."""
+        self.journal.write({"restore": snapshot_id})
+        return self.fail_open(f"the cluster was restored from {snapshot_id}")
 
     def register(
         self, node_id: str, snapshot_type: str, target_storage_uri: str
@@ -791,16 +756,31 @@ class _Controller:
         by_node = {p["node_id"]: p for p in good}
         ordered = [by_node[node_id] for node_id in self.spec.ids]
         total = sum(int(p["size_bytes"]) for p in ordered)
+        try:
+            # read back and checked now, so a restore can check them against the manifest
+            checked = [self._checked_part(snapshot_id, p) for p in ordered]
+        except (PartError, StorageError, OSError) as e:
+            self._fail_complete(snapshot_id, f"part: {e}")
+            return
         manifest = {
             "snapshot_id": snapshot_id,
             "snapshot_type": row["snapshot_type"],
             "initiated_by_node_id": row["initiated_by_node_id"],
             "initiated_at": row["initiated_at"],
             "parts": [
-                {"node_id": p["node_id"], "part_uri": p["part_uri"], "size_bytes": p["size_bytes"]}
-                for p in ordered
+                {
+                    "node_id": p["node_id"],
+                    "part_uri": p["part_uri"],
+                    "size_bytes": p["size_bytes"],
+                    "sha256": c.sha256,
+                    "balance": c.balance,
+                    "in_flight": c.in_flight,
+                }
+                for p, c in zip(ordered, checked, strict=True)
             ],
             "total_size_bytes": total,
+            # what the snapshot recorded (a consistent one: the cluster's money)
+            "recorded_total": sum(c.total for c in checked),
             "total_money": self.spec.total_money,
         }
         data = (json.dumps(manifest, indent=1) + "\n").encode()
@@ -808,14 +788,7 @@ class _Controller:
             location = parse_storage_uri(row["target_storage_uri"])
             manifest_uri = write_durable(location, f"{snapshot_id}.json", data, once=True)
         except (StorageError, OSError) as e:
-            self.registry.finish(
-                snapshot_id,
-                FAILED,
-                error=f"manifest: {e}",
-                completed_at=_now(),
-                nodes_completed=len(ordered),
-                nodes_failed=0,
-            )
+            self._fail_complete(snapshot_id, f"manifest: {e}")
             return
         now_ns = time.time_ns()
         self.registry.finish(
@@ -827,6 +800,25 @@ class _Controller:
             nodes_completed=len(ordered),
             nodes_failed=0,
             checkpoint_manifest_uri=manifest_uri,
+        )
+
+    def _fail_complete(self, snapshot_id: str, error: str) -> None:
+        """Every part was in, but the snapshot cannot complete: FAILED, saying why."""
+        done = len(self.spec.ids)
+        self.registry.finish(
+            snapshot_id,
+            FAILED,
+            error=error,
+            completed_at=_now(),
+            nodes_completed=done,
+            nodes_failed=0,
+        )
+
+    def _checked_part(self, snapshot_id: str, reported: dict[str, Any]) -> CheckedPart:
+        uri = str(reported["part_uri"])
+        node_id = str(reported["node_id"])
+        return check_part(
+            read(uri), uri, snapshot_id=snapshot_id, node_id=node_id, network=self.network
         )
 
 
@@ -983,64 +975,11 @@ def _part_error(part: dict[str, Any]) -> str:
     return error if error.startswith(f"{node_id}:") else f"{node_id}: {error}"
 
 
-def _errors(nodes: Sequence[NodeSpec], answers: Sequence[Any]) -> list[str]:
-    """``"<node>: <error>"`` for each call of a gather that raised."""
-    return [
-        f"{n.id}: {a}" for n, a in zip(nodes, answers, strict=True) if isinstance(a, BaseException)
-    ]
-
-
 def _membership_health(membership: Membership) -> Health:
     async def health() -> dict[str, str]:
         return membership.health()
 
     return health
-
-
-class _NodeCalls:
-    """The controller's calls to the nodes: the ones given, else gRPC (imported when
-    first used, so a controller given every call runs without grpc installed)."""
-
-    def __init__(
-        self,
-        cleanup: Cleanup | None,
-        restore: RestoreNode | None,
-        resume: Resume | None,
-        crash: Crash | None,
-        token: str | None,
-    ) -> None:
-        self._cleanup, self._restore, self._resume, self._crash = cleanup, restore, resume, crash
-        self._token = token
-
-    async def cleanup(self, node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
-        if self._cleanup is None:
-            from .rpc import cleanup_over_grpc
-
-            self._cleanup = partial(cleanup_over_grpc, token=self._token)
-        return await self._cleanup(node, snapshot_id, reason)
-
-    async def restore(
-        self, node: NodeSpec, snapshot_id: str, part_uri: str, epoch: int, folder: str
-    ) -> dict[str, Any]:
-        if self._restore is None:
-            from .rpc import restore_over_grpc
-
-            self._restore = partial(restore_over_grpc, token=self._token)
-        return await self._restore(node, snapshot_id, part_uri, epoch, folder)
-
-    async def resume(self, node: NodeSpec, epoch: int) -> None:
-        if self._resume is None:
-            from .rpc import resume_over_grpc
-
-            self._resume = partial(resume_over_grpc, token=self._token)
-        await self._resume(node, epoch)
-
-    async def crash(self, node: NodeSpec) -> None:
-        if self._crash is None:
-            from .rpc import crash_over_grpc
-
-            self._crash = partial(crash_over_grpc, token=self._token)
-        await self._crash(node)
 
 
 def _iso(time_ns: int) -> str:

@@ -27,9 +27,10 @@ Under failure (lesson 10): the node sends the controller a heartbeat every
 ``heartbeat_ms`` (with its epoch and what it buffers for snapshots); a snapshot whose
 part is not done ``ttl_ms`` after the node recorded is abandoned here and reported
 failed; ``Cleanup`` abandons a snapshot the controller failed (each abandon is a log
-line the replay applies). ``Restore`` rolls the node back to its part of a completed
-snapshot in a new *epoch*: the part's balance, then the channel messages it recorded,
-delivered in order; envelopes of an older epoch are dropped from then on, its log goes
+line the replay applies). ``PrepareRestore`` fetches and checks the node's part of a
+completed snapshot (:mod:`.restore_part`), changing nothing; ``Restore`` then rolls the
+node back to it in a new *epoch*: the part's balance, then the channel messages it
+recorded, delivered in order; envelopes of an older epoch are dropped from then on, its log goes
 on in a new folder, and the bank waits for ``Resume``. A node started with
 ``--await-restore`` (restarted after a crash) holds nothing and drops everything until a
 restore. ``Crash`` kills the process (SIGKILL), for the lab.
@@ -61,24 +62,15 @@ import grpc
 
 from ..algorithms.base import SnapshotError
 from ..algorithms.chandy_lamport import ChandyLamport
-from ..model import Channel
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
 from .api_token import TokenError, bearer, read_token
 from .host import NodeHost
-from .keyed_state import (
-    ChunkError,
-    KeyedState,
-    changed,
-    chunk_name,
-    chunks,
-    merge_chunks,
-    table_from_json,
-    table_to_json,
-)
+from .keyed_state import KeyedState, changed, chunk_name, chunks, table_to_json
 from .lifetime import exit_with_parent
+from .restore_part import PreparedRestore, RestoreError, prepare_restore
 from .rpc import RequireToken, protos, services, token_metadata
 from .spec import ClusterSpec, SpecError
-from .storage import StorageError, parse_storage_uri, read, write_durable
+from .storage import StorageError, parse_storage_uri, write_durable
 
 #: the largest transfer, as a share of the initial balance (of one account's, with several)
 MAX_SHARE = 0.05
@@ -118,10 +110,6 @@ class Target:
     snapshot_type: str = "full"
     #: the completed snapshot an incremental one writes only the changes from
     base: str = ""
-
-
-class RestoreError(ValueError):
-    """A restore this node cannot do (a missing or foreign part, a bad folder)."""
 
 
 class Node:
@@ -167,6 +155,10 @@ class Node:
         #: a restore starts a new epoch; envelopes of any other epoch are dropped
         self.epoch = NO_EPOCH if await_restore else 0
         self.awaiting_restore = await_restore
+        #: a restore's first phase done here, waiting for the second (:meth:`restore`)
+        self._prepared: PreparedRestore | None = None
+        #: the last restore done: (epoch, part SHA-256, balance after, re-injected)
+        self._restored: tuple[int, str, int, int] | None = None
         #: the bank holds back during a restore, until every node is restored
         self.held = await_restore
         self.log_root = log_dir.parent
@@ -379,51 +371,60 @@ class Node:
         inputs = self.host.input_channels(self.me)
         return [self._name(ch) for ch in inputs if snapshot_id in self.algorithm.recording(ch)]
 
-    async def restore(self, snapshot_id: str, part_uri: str, epoch: int, log_folder: str) -> int:
-        """Roll back to this node's part of ``snapshot_id`` in ``epoch`` (see the module
-        docstring); the bank holds back until :meth:`resume`. Returns the messages
-        re-injected. :class:`RestoreError` (nothing changed) when the part is not this
-        node's part of that snapshot."""
+    async def prepare_restore(
+        self, snapshot_id: str, part_uri: str, part_sha256: str, epoch: int
+    ) -> PreparedRestore:
+        """A restore's first phase: fetch and check this node's part (:mod:`.restore_part`)
+        and keep it for :meth:`restore`; nothing else changes, the bank goes on.
+        :class:`RestoreError` naming what is wrong."""
+        if epoch <= self.epoch:
+            raise RestoreError(f"epoch: above {self.me}'s {self.epoch} expected, got {epoch}")
+        prepared = await prepare_restore(
+            self.network,
+            self.me,
+            self.account_rng,
+            snapshot_id=snapshot_id,
+            part_uri=part_uri,
+            part_sha256=part_sha256,
+            epoch=epoch,
+        )
+        self._prepared = prepared
+        return prepared
+
+    async def restore(
+        self, snapshot_id: str, part_uri: str, part_sha256: str, epoch: int, log_folder: str
+    ) -> tuple[int, int]:
+        """The second phase: roll back to this node's part of ``snapshot_id`` in ``epoch``
+        (see the module docstring); the bank holds back until :meth:`resume`. Returns the
+        balance after and the messages re-injected.
+
+        The part prepared for this epoch is used, or (a node restarted since, or a
+        controller completing a restore after its own restart) fetched and checked now.
+        Asked again for the epoch it is in, from the same part, the node answers as the
+        first time: a controller may repeat the call. :class:`RestoreError` (nothing
+        changed) for a part or call it cannot take."""
         if not LOG_FOLDER.match(log_folder):
             raise RestoreError(f"log_folder: one plain folder name expected, got {log_folder!r}")
-        if epoch <= self.epoch:
-            raise RestoreError(f"epoch: above this node's {self.epoch} expected, got {epoch}")
-        try:
-            part = json.loads(await asyncio.to_thread(read, part_uri))
-            if part["snapshot_id"] != snapshot_id or part["node_id"] != self.me:
-                raise RestoreError(
-                    f"part_uri: {part_uri} is {part['node_id']}'s part of "
-                    f"{part['snapshot_id']}, not {self.me}'s part of {snapshot_id}"
-                )
-            balance = part["balance"]
-            channels = {}
-            inputs = self.host.input_channels(self.me)
-            for name, amounts in part["channels"].items():
-                ch = self.network.channel_index(Channel.parse(name))
-                if ch not in inputs:
-                    raise RestoreError(f"part_uri: {name} is not a channel into {self.me}")
-                channels[ch] = list(amounts)
-            if not isinstance(balance, int) or not all(
-                isinstance(a, int) and a > 0 for amounts in channels.values() for a in amounts
-            ):
-                raise RestoreError(f"part_uri: {part_uri} holds no balance and amounts")
-            state, table = await self._read_state(part.get("state"), balance)
-        except RestoreError:
-            raise
-        except (OSError, StorageError, ValueError, KeyError, TypeError, AttributeError) as e:
-            raise RestoreError(f"part_uri: {part_uri}: {e}") from None
+        done = self._restored
+        if done is not None and (done[0], done[1]) == (epoch, part_sha256):
+            return done[2], done[3]
+        prepared = self._prepared
+        if prepared is None or (prepared.epoch, prepared.part.sha256) != (epoch, part_sha256):
+            prepared = await self.prepare_restore(snapshot_id, part_uri, part_sha256, epoch)
         if epoch <= self.epoch:  # another restore came first while the part was read
-            raise RestoreError(f"epoch: above this node's {self.epoch} expected, got {epoch}")
+            raise RestoreError(f"epoch: above {self.me}'s {self.epoch} expected, got {epoch}")
+        self._prepared = None
         self.held = True
         self.epoch = epoch
         for queue in self._queues.values():  # what the old epoch had yet to send
             while not queue.empty():
                 queue.get_nowait()
-        self._start_epoch(state, self.log_root / log_folder)
-        if table is not None:  # an incremental checkpoint may build on the restored one
-            self._remember(snapshot_id, table)
+        self._start_epoch(prepared.state, self.log_root / log_folder)
+        # an incremental checkpoint may build on the restored one
+        self._remember(snapshot_id, prepared.table)
         self.awaiting_restore = False
         self._tick()
+        balance = prepared.part.balance
         self._write(
             {
                 "i": self.host.note(),
@@ -434,7 +435,7 @@ class Node:
             }
         )
         reinjected = 0
-        for ch, amounts in channels.items():  # delivered first, in the order recorded
+        for ch, amounts in prepared.part.channels.items():  # delivered first, in order
             for amount in amounts:
                 self._tick()
                 action, _ = self.host.accept_transfer(ch, -1, amount)
@@ -444,37 +445,14 @@ class Node:
                 )
                 reinjected += 1
         self.log.flush()
-        return reinjected
+        self._restored = (epoch, part_sha256, self.host.balance, reinjected)
+        return self.host.balance, reinjected
 
     def _remember(self, snapshot_id: str, table: dict[int, tuple[str, str]]) -> None:
         """Keep a part's chunk table, for an incremental snapshot that takes it as base."""
         self._chunk_tables[snapshot_id] = table
         while len(self._chunk_tables) > KEPT_TABLES:  # the oldest cannot be a base now
             del self._chunk_tables[next(iter(self._chunk_tables))]
-
-    async def _read_state(
-        self, recorded: Any, balance: int
-    ) -> tuple[KeyedState, dict[int, tuple[str, str]] | None]:
-        """The accounts a part's ``state`` holds, read from its chunks (wherever an
-        incremental chain put them) and checked against their hashes and ``balance``;
-        a part without chunks gives one account of ``balance``."""
-        if recorded is None:
-            return KeyedState(1, balance, self.account_rng), None
-        table = table_from_json(self.me, recorded)
-        listed = [(i, sha, uri) for i, (sha, uri) in sorted(table.items())]
-        datas = await asyncio.gather(*(asyncio.to_thread(read, uri) for _, _, uri in listed))
-        try:
-            entries = merge_chunks(
-                (uri, sha, data) for (_, sha, uri), data in zip(listed, datas, strict=True)
-            )
-        except ChunkError as e:
-            raise RestoreError(f"chunk {e}") from None
-        state = KeyedState.from_entries(entries, self.account_rng)
-        if state.total != balance:
-            raise RestoreError(
-                f"state: the chunks hold {state.total}, the part's balance is {balance}"
-            )
-        return state, table
 
     def resume(self, epoch: int) -> bool:
         """The bank sends again, if ``epoch`` is this node's."""
@@ -869,14 +847,29 @@ class _Control(services.NodeControlServicer):  # type: ignore[misc,name-defined]
         held, freed, size = self.node.abandon(request.snapshot_id, request.reason or "cleanup")
         return protos.CleanupResponse(abandoned=held, freed_messages=freed, freed_bytes=size)
 
-    async def Restore(self, request: Any, context: Any) -> Any:
+    async def PrepareRestore(self, request: Any, context: Any) -> Any:
         try:
-            reinjected = await self.node.restore(
-                request.snapshot_id, request.part_uri, request.epoch, request.log_folder
+            prepared = await self.node.prepare_restore(
+                request.snapshot_id, request.part_uri, request.part_sha256, request.epoch
             )
         except RestoreError as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        return protos.RestoreResponse(balance=self.node.host.balance, reinjected=reinjected)
+        return protos.PrepareRestoreResponse(
+            balance=prepared.part.balance, in_flight=prepared.part.in_flight
+        )
+
+    async def Restore(self, request: Any, context: Any) -> Any:
+        try:
+            balance, reinjected = await self.node.restore(
+                request.snapshot_id,
+                request.part_uri,
+                request.part_sha256,
+                request.epoch,
+                request.log_folder,
+            )
+        except RestoreError as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        return protos.RestoreResponse(balance=balance, reinjected=reinjected)
 
     async def Resume(self, request: Any, context: Any) -> Any:
         if not self.node.resume(request.epoch):

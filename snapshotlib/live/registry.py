@@ -44,6 +44,15 @@ STATUSES = (INITIATED, IN_PROGRESS, COMPLETED, FAILED)
 #: statuses a snapshot never leaves
 FINAL = (COMPLETED, FAILED)
 
+#: a restore's statuses: its nodes fetch and check their parts (nothing changed yet)...
+PREPARING: Final = "PREPARING"
+#: ...every node was ready and the controller decided: they switch epoch...
+SWITCHING: Final = "SWITCHING"
+#: ...every node switched and runs again; or, before the decision, it was given up
+DONE: Final = "DONE"
+ABORTED: Final = "ABORTED"
+RESTORE_STATUSES = (PREPARING, SWITCHING, DONE, ABORTED)
+
 metadata = MetaData()
 
 snapshots_table = Table(
@@ -80,6 +89,18 @@ parts_table = Table(
     Column("ok", Boolean, nullable=False),
     Column("error", Text),
     Column("reported_at", String(32), nullable=False),
+)
+#: the restore log: a controller that dies mid-restore finds here what it had decided
+restores_table = Table(
+    "restores",
+    metadata,
+    Column("epoch", BigInteger, primary_key=True, autoincrement=False),
+    Column("snapshot_id", String(64), ForeignKey("snapshots.snapshot_id"), nullable=False),
+    Column("log_folder", String(64), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("started_at", String(32), nullable=False),
+    Column("finished_at", String(32)),
+    Column("error", Text),
 )
 
 #: columns :meth:`Registry.update` may set
@@ -373,6 +394,66 @@ class Registry:
             .where(parts_table.c.snapshot_id == snapshot_id)
             .order_by(parts_table.c.node_id)
         )
+        with self._engine.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    # ----------------------------------------------------------------- restores
+    def begin_restore(
+        self, snapshot_id: str, log_folder: str, *, started_at: str, above: int = 0
+    ) -> int:
+        """Log a new restore of ``snapshot_id`` as PREPARING; its epoch, above every
+        epoch logged before and above ``above``. :class:`AlreadyRegistered` when another
+        controller took that epoch first (the caller tries again)."""
+        try:
+            with self._engine.begin() as conn:
+                largest = conn.execute(select(func.max(restores_table.c.epoch))).scalar()
+                epoch = max(0 if largest is None else int(largest), above) + 1
+                conn.execute(
+                    restores_table.insert().values(
+                        epoch=epoch,
+                        snapshot_id=snapshot_id,
+                        log_folder=log_folder,
+                        status=PREPARING,
+                        started_at=started_at,
+                    )
+                )
+        except IntegrityError:
+            raise AlreadyRegistered("epoch: another controller began a restore first") from None
+        return epoch
+
+    def set_restore(
+        self,
+        epoch: int,
+        status: str,
+        *,
+        only_from: Iterable[str],
+        error: str | None = None,
+        finished_at: str | None = None,
+    ) -> bool:
+        """Move the restore of ``epoch`` to ``status`` if it is in one of ``only_from``;
+        whether it moved."""
+        if status not in RESTORE_STATUSES:
+            raise RegistryError(
+                f"status: one of {', '.join(RESTORE_STATUSES)} expected, got {status!r}"
+            )
+        values: dict[str, Any] = {"status": status}
+        if error is not None:
+            values["error"] = _storable(error)
+        if finished_at is not None:
+            values["finished_at"] = finished_at
+        statement = (
+            update(restores_table)
+            .where(restores_table.c.epoch == epoch, restores_table.c.status.in_(list(only_from)))
+            .values(**values)
+        )
+        with self._engine.begin() as conn:
+            return bool(conn.execute(statement).rowcount)
+
+    def restores(self, *statuses: str) -> builtins.list[dict[str, Any]]:
+        """Logged restores, oldest first; only those in ``statuses`` if any are given."""
+        query = select(restores_table).order_by(restores_table.c.epoch)
+        if statuses:
+            query = query.where(restores_table.c.status.in_(statuses))
         with self._engine.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
 

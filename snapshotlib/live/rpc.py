@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
+from .node_calls import NodeRefused
+
 if TYPE_CHECKING:
+    from .restore import RestorePart
     from .spec import NodeSpec
 
 # The path is looked up on sys.path, like a module. An editable install puts no entry
@@ -116,6 +119,8 @@ async def initiate_over_grpc(
                 request, timeout=CALL_TIMEOUT_S, metadata=token_metadata(token)
             )
         except grpc.aio.AioRpcError as e:
+            if e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION):
+                raise NodeRefused(e.details()) from None
             raise NodeUnreachable(f"node {node.id} at {node.address}: {e.details()}") from None
     if not answer.accepted:
         raise NodeUnreachable(f"node {node.id} refused: {answer.reason}")
@@ -131,6 +136,8 @@ async def _call(node: NodeSpec, method: str, request: Any, token: str | None) ->
                 request, timeout=CALL_TIMEOUT_S, metadata=token_metadata(token)
             )
         except grpc.aio.AioRpcError as e:
+            if e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION):
+                raise NodeRefused(e.details()) from None
             raise NodeUnreachable(f"node {node.id} at {node.address}: {e.details()}") from None
 
 
@@ -148,18 +155,28 @@ async def cleanup_over_grpc(
     }
 
 
-async def restore_over_grpc(
-    node: NodeSpec,
-    snapshot_id: str,
-    part_uri: str,
-    epoch: int,
-    log_folder: str,
-    *,
-    token: str | None = None,
+async def prepare_restore_over_grpc(
+    node: NodeSpec, part: RestorePart, epoch: int, *, token: str | None = None
 ) -> dict[str, Any]:
-    """Ask ``node`` to roll back to its part ``part_uri`` of ``snapshot_id`` in ``epoch``."""
+    """Ask ``node`` to fetch and check its part ``part`` for a restore in ``epoch``; what
+    the part holds."""
+    request = protos.PrepareRestoreRequest(
+        snapshot_id=part.snapshot_id, part_uri=part.uri, part_sha256=part.sha256, epoch=epoch
+    )
+    answer = await _call(node, "PrepareRestore", request, token)
+    return {"balance": answer.balance, "in_flight": answer.in_flight}
+
+
+async def restore_over_grpc(
+    node: NodeSpec, part: RestorePart, epoch: int, log_folder: str, *, token: str | None = None
+) -> dict[str, Any]:
+    """Ask ``node`` to roll back to its part ``part`` in ``epoch``."""
     request = protos.RestoreRequest(
-        snapshot_id=snapshot_id, part_uri=part_uri, epoch=epoch, log_folder=log_folder
+        snapshot_id=part.snapshot_id,
+        part_uri=part.uri,
+        part_sha256=part.sha256,
+        epoch=epoch,
+        log_folder=log_folder,
     )
     answer = await _call(node, "Restore", request, token)
     return {"balance": answer.balance, "reinjected": answer.reinjected}

@@ -4,6 +4,7 @@ whether a process is still alive."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -88,3 +89,18 @@ def start_live_up(folder: Path, *options: str) -> tuple[subprocess.Popen[str], s
         if "Ctrl-C" in line or not line:
             break
     return up, "".join(printed)
+
+
+def part_bytes(spec: Any, snapshot_id: str, node: str, **fields: Any) -> bytes:
+    """A node's part as a node writes it: its share of the money, nothing in flight, and
+    ``fields`` in place of any of these."""
+    network = spec.network()
+    part = {
+        "snapshot_id": snapshot_id,
+        "node_id": node,
+        "balance": spec.initial_money,
+        "channels": {str(c): [] for c in network.inputs(node)},
+        "state": {"chunks": [], "folders": []},
+        **fields,
+    }
+    return json.dumps(part).encode()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import hashlib
 import itertools
 import json
 import re
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from live_support import part_bytes
 
 pytest.importorskip("fastapi", reason="the controller needs fastapi (the live extra)")
 pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (the dev extra)")
@@ -35,7 +37,9 @@ from fastapi.testclient import TestClient
 
 from snapshotlib.live import controller as controller_module
 from snapshotlib.live.controller import create_app
+from snapshotlib.live.node_calls import NodeRefused
 from snapshotlib.live.registry import FINAL, STATUSES, AlreadyRegistered, Registry, RegistryError
+from snapshotlib.live.restore import RestorePart
 from snapshotlib.live.spec import ClusterSpec, NodeSpec, topology
 from snapshotlib.live.storage import (
     StorageError,
@@ -110,7 +114,8 @@ class Lab:
     def part(
         self, snapshot_id: str, node: str, *, ok: bool = True, size: int = 0
     ) -> dict[str, Any]:
-        """Write ``node``'s part of the snapshot (``size`` bytes), as the node would; its report."""
+        """Write ``node``'s part of the snapshot, as the node would; its report, saying it
+        wrote ``size`` bytes."""
         if not ok:
             return {
                 "node_id": node,
@@ -120,7 +125,8 @@ class Lab:
                 "error": f"{node}: disk full",
             }
         target = self.get(snapshot_id)["target_storage_uri"]
-        data = b"x" * size
+        data = part_bytes(self.spec, snapshot_id, node)
+        data += b" " * (size - len(data))  # at least size bytes, as it said
         uri = write_durable(parse_storage_uri(target), f"{snapshot_id}.{node}.json", data)
         return {"node_id": node, "part_uri": uri, "size_bytes": size, "ok": True, "error": None}
 
@@ -236,7 +242,7 @@ def test_parts_from_every_node_complete_the_snapshot_with_its_manifest(lab: Lab)
     sid = lab.started("P3")
     time.sleep(0.02)  # a duration above zero
 
-    first = lab.report(sid, "P1", size=100)
+    first = lab.report(sid, "P1", size=200)
     assert first.status_code == 200
     assert first.json() == {
         "snapshot_id": sid,
@@ -246,16 +252,16 @@ def test_parts_from_every_node_complete_the_snapshot_with_its_manifest(lab: Lab)
         "error": None,
     }
     assert lab.get(sid)["nodes_completed"] == 1
-    assert lab.report(sid, "P2", size=200).json()["status"] == "IN_PROGRESS"
+    assert lab.report(sid, "P2", size=300).json()["status"] == "IN_PROGRESS"
     assert not (lab.storage / f"{sid}.json").exists()
-    last = lab.report(sid, "P3", size=300)
+    last = lab.report(sid, "P3", size=400)
     assert last.json()["status"] == "COMPLETED"
 
     got = lab.get(sid)
     assert got["status"] == "COMPLETED"
     assert got["nodes_completed"] == 3
     assert got["nodes_failed"] == 0
-    assert got["total_size_bytes"] == 600
+    assert got["total_size_bytes"] == 900
     assert isinstance(got["duration_ms"], int) and got["duration_ms"] >= 20
     assert ISO_Z.match(got["completed_at"])
     assert got["error"] is None
@@ -267,15 +273,20 @@ def test_parts_from_every_node_complete_the_snapshot_with_its_manifest(lab: Lab)
     assert manifest["snapshot_type"] == "full"
     assert manifest["initiated_by_node_id"] == "P3"
     assert manifest["initiated_at"] == got["initiated_at"]
-    assert manifest["total_size_bytes"] == 600
+    assert manifest["total_size_bytes"] == 900
     assert manifest["total_money"] == lab.spec.total_money == 3000
     assert [(p["node_id"], p["size_bytes"]) for p in manifest["parts"]] == [
-        ("P1", 100),
-        ("P2", 200),
-        ("P3", 300),
+        ("P1", 200),
+        ("P2", 300),
+        ("P3", 400),
     ]
+    # each part read back and checked: its hash, and the money it holds
     for part in manifest["parts"]:
-        assert len(read(part["part_uri"])) == part["size_bytes"]
+        data = read(part["part_uri"])
+        assert len(data) == part["size_bytes"]
+        assert part["sha256"] == hashlib.sha256(data).hexdigest()
+        assert (part["balance"], part["in_flight"]) == (1000, 0)
+    assert manifest["recorded_total"] == 3000
     # no temporary files left beside the parts and the manifest
     assert lab.files() == sorted([f"{sid}.json"] + [f"{sid}.P{i}.json" for i in (1, 2, 3)])
 
@@ -289,10 +300,14 @@ def test_a_node_reporting_twice_keeps_its_first_report(lab: Lab) -> None:
     got = complete(lab, sid)
     assert got["status"] == "COMPLETED"
     manifest = json.loads(read(got["checkpoint_manifest_uri"]))
+    part_uri = (lab.storage / f"{sid}.P1.json").as_uri()
     assert manifest["parts"][0] == {
         "node_id": "P1",
-        "part_uri": (lab.storage / f"{sid}.P1.json").as_uri(),
+        "part_uri": part_uri,
         "size_bytes": 10,
+        "sha256": hashlib.sha256(read(part_uri)).hexdigest(),
+        "balance": 1000,
+        "in_flight": 0,
     }
     # a report after completion changes nothing
     before = lab.registry_state()
@@ -895,20 +910,33 @@ class FakeNodes:
 
     calls: list[tuple[Any, ...]] = field(default_factory=list)
     fail_restore: str | None = None
+    refuse_prepare: str | None = None
+    #: what a node's prepare says its part holds, where it differs from the manifest
+    holds: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: nodes that do not answer the switch (the second phase)
+    unreachable_switch: set[str] = field(default_factory=set)
     restore_delay_s: float = 0.0
 
     async def cleanup(self, node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
         self.calls.append(("cleanup", node.id, snapshot_id, reason))
         return {"abandoned": True, "freed_messages": 3, "freed_bytes": 12}
 
-    async def restore(
-        self, node: NodeSpec, snapshot_id: str, part_uri: str, epoch: int, folder: str
-    ) -> dict[str, Any]:
-        self.calls.append(("restore", node.id, snapshot_id, part_uri, epoch, folder))
+    async def prepare(self, node: NodeSpec, part: RestorePart, epoch: int) -> dict[str, Any]:
+        self.calls.append(("prepare", node.id, part.snapshot_id, part.uri, epoch))
         await asyncio.sleep(self.restore_delay_s)
+        if node.id == self.refuse_prepare:
+            raise NodeRefused(f"{node.id}'s part of {part.snapshot_id}: its bytes changed")
         if node.id == self.fail_restore:
             raise RuntimeError("part unreadable")
-        return {"balance": 1000, "reinjected": 0}
+        return {"balance": part.balance, "in_flight": part.in_flight, **self.holds.get(node.id, {})}
+
+    async def restore(
+        self, node: NodeSpec, part: RestorePart, epoch: int, folder: str
+    ) -> dict[str, Any]:
+        self.calls.append(("restore", node.id, part.snapshot_id, part.uri, epoch, folder))
+        if node.id in self.unreachable_switch:
+            raise RuntimeError("unreachable")
+        return {"balance": part.balance + part.in_flight, "reinjected": 0}
 
     async def resume(self, node: NodeSpec, epoch: int) -> None:
         self.calls.append(("resume", node.id, epoch))
@@ -921,6 +949,7 @@ class FakeNodes:
     def kw(self) -> dict[str, Any]:
         return {
             "cleanup": self.cleanup,
+            "prepare": self.prepare,
             "restore": self.restore,
             "resume": self.resume,
             "crash": self.crash,
@@ -1076,7 +1105,7 @@ def test_no_trigger_while_a_restore_runs(tmp_path: Path) -> None:
             lab.client.post("/internal/v1/heartbeats", json=beat(n))
         restoring = threading.Thread(target=lambda: lab.client.post("/v1/snapshots/latest/restore"))
         restoring.start()
-        wait_for(lambda: any(c[0] == "restore" for c in nodes.calls))
+        wait_for(lambda: any(c[0] == "prepare" for c in nodes.calls))
         refused = lab.trigger("P2")
         restoring.join()
         assert refused.status_code == 409 and "a restore is running" in refused.text
@@ -1114,11 +1143,211 @@ def test_a_restore_needs_every_node_and_says_which_failed(tmp_path: Path) -> Non
             lab.client.post("/internal/v1/heartbeats", json=beat(n))
         failing = lab.client.post("/v1/snapshots/latest/restore")
         assert failing.status_code == 503
-        assert "failed at P2: part unreadable" in failing.json()["detail"]
-        assert not [c for c in nodes.calls if c[0] == "resume"]
+        assert failing.json()["detail"].endswith(
+            "refused, nothing changed (every node runs on as it was): P2: part unreadable"
+        )
+        assert not [c for c in nodes.calls if c[0] in ("restore", "resume")]
         lab.client.post("/internal/v1/heartbeats", json=beat("P3", leaving=True))
         down = lab.client.post("/v1/snapshots/latest/restore")
         assert down.status_code == 503 and "P3 is down" in down.json()["detail"]
+
+
+def ready(lab: Lab) -> None:
+    for n in lab.spec.ids:
+        lab.client.post("/internal/v1/heartbeats", json=beat(n))
+
+
+def restore_log(lab: Lab) -> list[tuple[str, str | None]]:
+    """The registry's restore log, read through a registry of its own: (status, error)."""
+    registry = Registry(lab.db_url)
+    try:
+        return [(r["status"], r["error"]) for r in registry.restores()]
+    finally:
+        registry.close()
+
+
+@pytest.mark.parametrize(
+    ("nodes", "code", "expected"),
+    [
+        (
+            FakeNodes(refuse_prepare="P2"),
+            409,
+            "P2's part of {sid}: its bytes changed",
+        ),
+        (
+            FakeNodes(holds={"P3": {"balance": 1100}}),
+            409,
+            "P3's part of {sid} ({uri}) holds 1100 and 0 in flight, the manifest says 1000 and 0",
+        ),
+        (FakeNodes(fail_restore="P1"), 503, "P1: part unreadable"),
+    ],
+    ids=["a-node-refuses-its-part", "a-part-holds-other-money", "a-node-unreachable"],
+)
+def test_a_restore_any_node_is_not_ready_for_changes_nothing(
+    tmp_path: Path, nodes: FakeNodes, code: int, expected: str
+) -> None:
+    with running(tmp_path, **nodes.kw()) as lab:
+        done = lab.started("P1")
+        complete(lab, done)
+        ready(lab)
+        open_one = lab.started("P2")
+        answer = lab.client.post("/v1/snapshots/latest/restore")
+        assert answer.status_code == code
+        uri = (lab.storage / f"{done}.P3.json").as_uri()
+        detail = answer.json()["detail"]
+        assert detail.startswith(f"restore of {done} refused, nothing changed (every node runs")
+        assert expected.format(sid=done, uri=uri) in detail
+        # every node was asked to prepare, none to switch; nothing else moved
+        assert {c[1] for c in nodes.calls if c[0] == "prepare"} == {"P1", "P2", "P3"}
+        assert not [c for c in nodes.calls if c[0] in ("restore", "resume")]
+        assert lab.get(open_one)["status"] == "INITIATED"
+        assert restore_log(lab) == [("ABORTED", detail.split("as it was): ")[1])]
+        assert lab.trigger("P3").status_code == 202
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda m: m["parts"][1].pop("sha256"),
+            "no SHA-256 and total recorded for P2; its parts cannot be checked",
+        ),
+        (
+            lambda m: m.pop("recorded_total"),
+            "no SHA-256 and total recorded for the snapshot; its parts cannot be checked",
+        ),
+        (lambda m: m["parts"][0].update(balance=1500), "its parts hold 3500, its total says 3000"),
+        (lambda m: m["parts"].pop(), "no part of P3"),
+        (lambda m: m.clear(), "cannot be read ('parts')"),
+    ],
+    ids=["a-part-without-hash", "no-total", "a-balance-changed", "a-part-missing", "empty"],
+)
+def test_a_manifest_that_cannot_be_checked_is_refused_before_any_node_is_asked(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], expected: str
+) -> None:
+    nodes = FakeNodes()
+    with running(tmp_path, **nodes.kw()) as lab:
+        done = complete(lab, lab.started("P1"))
+        ready(lab)
+        path = lab.storage / f"{done['snapshot_id']}.json"
+        manifest = json.loads(path.read_text())
+        change(manifest)
+        path.write_text(json.dumps(manifest))
+        answer = lab.client.post("/v1/snapshots/latest/restore")
+        assert answer.status_code == 409
+        assert answer.json()["detail"] == f"manifest {path.as_uri()}: {expected}"
+        assert nodes.calls == [] and restore_log(lab) == []
+
+
+def test_an_inconsistent_snapshot_completes_but_is_never_restored(tmp_path: Path) -> None:
+    nodes = FakeNodes()
+    with running(tmp_path, **nodes.kw()) as lab:
+        sid = lab.started("P1")
+        # P1 recorded 7 on a channel the sender had not yet recorded as sent (what
+        # out-of-band markers can do): 3,007 in all
+        for node in lab.spec.ids:
+            fields = {"channels": {"P2->P1": [7], "P3->P1": []}} if node == "P1" else {}
+            uri = write_durable(
+                parse_storage_uri(lab.storage_uri),
+                f"{sid}.{node}.json",
+                part_bytes(lab.spec, sid, node, **fields),
+            )
+            lab.post(sid, {"node_id": node, "part_uri": uri, "size_bytes": 1, "ok": True})
+        got = lab.get(sid)
+        assert got["status"] == "COMPLETED"  # the check, not the controller, judges it
+        assert json.loads(read(got["checkpoint_manifest_uri"]))["recorded_total"] == 3007
+        ready(lab)
+        answer = lab.client.post(f"/v1/snapshots/{sid}/restore")
+        assert answer.status_code == 409
+        assert answer.json()["detail"] == (
+            f"snapshot_id: {sid} recorded 3007 in all, the cluster holds 3000: an "
+            "inconsistent snapshot is never restored (it would create money)"
+        )
+        assert nodes.calls == []
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"{not json", "not JSON"),
+        (b'{"snapshot_id": "{sid}"}', "node_id: a string expected, got nothing"),
+        (None, "channels: 'P9->P2' is not a channel into P2 (its inputs: P1->P2, P3->P2)"),
+    ],
+    ids=["not-json", "no-node", "foreign-channel"],
+)
+def test_a_part_that_is_not_one_fails_its_snapshot_at_completion(
+    lab: Lab, data: bytes | None, expected: str
+) -> None:
+    sid = lab.started("P1")
+    lab.report(sid, "P1")
+    lab.report(sid, "P3")
+    if data is None:
+        data = part_bytes(lab.spec, sid, "P2", channels={"P9->P2": [1]})
+    data = data.replace(b"{sid}", sid.encode())
+    uri = write_durable(parse_storage_uri(lab.storage_uri), f"{sid}.P2.json", data)
+    lab.post(sid, {"node_id": "P2", "part_uri": uri, "size_bytes": 1, "ok": True})
+    got = lab.get(sid)
+    assert got["status"] == "FAILED"
+    assert got["error"].startswith(f"part: P2's part of {sid} ({uri}): {expected}")
+    assert got["checkpoint_manifest_uri"] is None
+
+
+def test_a_restore_decided_is_finished_even_by_the_next_controller(tmp_path: Path) -> None:
+    nodes = FakeNodes(unreachable_switch={"P2"})
+    with running(tmp_path, **nodes.kw()) as lab:
+        done = lab.started("P1")
+        complete(lab, done)
+        ready(lab)
+        answer = lab.client.post("/v1/snapshots/latest/restore")
+        assert answer.status_code == 503
+        assert (
+            "was decided, every node ready, but is not finished: not switched: P2: "
+            in (answer.json()["detail"])
+        )
+        assert restore_log(lab) == [("SWITCHING", None)]
+        # nodes in two epochs: no snapshot until every node has switched
+        refused = lab.trigger("P1")
+        assert refused.status_code == 409
+        assert f"the restore of {done} (epoch 1) is not finished" in refused.text
+    # the controller stops (as if killed) and a new one starts on the same registry
+    nodes = FakeNodes()
+    with running(tmp_path, **nodes.kw()) as lab:
+        wait_for(lambda: restore_log(lab) == [("DONE", None)])
+        switched = [c for c in nodes.calls if c[0] == "restore"]
+        assert {(c[1], c[2], c[4]) for c in switched} == {(n, done, 1) for n in lab.spec.ids}
+        assert len({c[5] for c in switched}) == 1  # one log folder for the epoch
+        assert {c[1:] for c in nodes.calls if c[0] == "resume"} == {(n, 1) for n in lab.spec.ids}
+        assert lab.trigger("P1").status_code == 202
+        ready(lab)
+        assert lab.client.post("/v1/snapshots/latest/restore").json()["epoch"] == 2
+
+
+def test_a_restore_decided_is_finished_once_the_node_answers(tmp_path: Path) -> None:
+    nodes = FakeNodes(unreachable_switch={"P3"})
+    with running(tmp_path, **nodes.kw()) as lab:
+        complete(lab, lab.started("P1"))
+        ready(lab)
+        assert lab.client.post("/v1/snapshots/latest/restore").status_code == 503
+        nodes.unreachable_switch.clear()
+        wait_for(lambda: restore_log(lab) == [("DONE", None)])
+        assert lab.trigger("P1").status_code == 202
+
+
+def test_a_restore_left_preparing_by_a_controller_that_stopped_is_aborted(
+    tmp_path: Path,
+) -> None:
+    with running(tmp_path, **FakeNodes().kw()) as lab:
+        done = complete(lab, lab.started("P1"))["snapshot_id"]
+    registry = Registry(f"sqlite:///{tmp_path / 'registry.db'}")
+    assert registry.begin_restore(done, "abc123", started_at="2026-11-29T00:00:00Z") == 1
+    registry.close()
+    nodes = FakeNodes()
+    with running(tmp_path, **nodes.kw()) as lab:
+        assert restore_log(lab) == [
+            ("ABORTED", "the controller stopped before every node was ready; nothing had changed")
+        ]
+        assert nodes.calls == []
+        assert lab.trigger("P1").status_code == 202
 
 
 def test_crash_names_an_unknown_or_unreachable_node(tmp_path: Path) -> None:

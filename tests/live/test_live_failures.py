@@ -28,6 +28,7 @@ require_live()
 
 from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
 from snapshotlib.live.keyed_state import table_from_json  # noqa: E402
+from snapshotlib.live.registry import DONE, PREPARING, SWITCHING, Registry  # noqa: E402
 from snapshotlib.live.storage import read  # noqa: E402
 from snapshotlib.live.throttled_store import ThrottledStore  # noqa: E402
 
@@ -243,6 +244,99 @@ def test_a_controller_that_dies_is_restarted_and_fails_what_it_left_open(
         assert fresh.startswith("snap-0002-")
         completed(cluster, fresh, timeout=BACKSTOP_S)
         assert cluster.check(fresh).ok
+
+
+def tamper_recorded_amount(part: dict[str, Any]) -> None:
+    """Add 7 to one recorded amount (a channel holding some), else to the balance."""
+    for amounts in part["channels"].values():
+        if amounts:
+            amounts[0] += 7
+            return
+    part["balance"] += 7
+
+
+def drop_state_and_raise_balance(part: dict[str, Any]) -> None:
+    part.pop("state")
+    part["balance"] += 100
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [tamper_recorded_amount, drop_state_and_raise_balance],
+    ids=["one-recorded-amount", "no-state-more-balance"],
+)
+def test_a_tampered_part_is_refused_before_any_node_changes(
+    tmp_path: Path, tamper: Callable[[dict[str, Any]], None]
+) -> None:
+    with LiveCluster(3, rate=80.0, workdir=tmp_path, **STEADY) as cluster:
+        sid = cluster.trigger("P1")
+        completed(cluster, sid)
+        manifest = json.loads(read(cluster.status(sid)["checkpoint_manifest_uri"]))
+        p2 = next(p for p in manifest["parts"] if p["node_id"] == "P2")
+        path = Path(p2["part_uri"].removeprefix("file://"))
+        part = json.loads(path.read_text())
+        tamper(part)
+        path.unlink()  # written once: a writer with the folder's rights replaces it
+        path.write_text(json.dumps(part, indent=1))
+        eventually(lambda: all(n["health"] == "up" for n in view(cluster).values()), "heard")
+        before = cluster.health()
+        with pytest.raises(LiveClusterError) as refused:
+            cluster.restore(sid)
+        said = str(refused.value)
+        assert "409" in said and "nothing changed (every node runs on as it was)" in said
+        assert f"P2's part of {sid} ({p2['part_uri']}): its bytes changed since" in said
+        # every node is where it was: the old epoch, its bank sending
+        assert {n["epoch"] for n in view(cluster).values()} == {0}
+        eventually(
+            lambda: all(
+                h is not None and h["sent"] > before[n]["sent"]  # type: ignore[index]
+                for n, h in cluster.health().items()
+            ),
+            "every node sends on",
+        )
+        # and the cluster's snapshots still hold all the money
+        after = cluster.trigger("P3")
+        completed(cluster, after)
+        assert cluster.check(after).recorded_total == 3000
+
+
+def test_a_controller_killed_after_deciding_a_restore_is_restarted_and_finishes_it(
+    tmp_path: Path,
+) -> None:
+    with LiveCluster(3, rate=80.0, workdir=tmp_path, **STEADY) as cluster:
+        sid = cluster.trigger("P1")
+        completed(cluster, sid)
+        os.killpg(cluster.pids["controller"], signal.SIGKILL)
+        eventually(lambda: ("controller", -signal.SIGKILL) in cluster.restarts, "a restart")
+        # what the registry holds when a controller dies right after its decision (every
+        # node was ready) and before any node switched
+        registry = Registry(cluster.registry)
+        epoch = registry.begin_restore(sid, "abc123", started_at="2026-11-29T00:00:00Z")
+        registry.set_restore(epoch, SWITCHING, only_from=(PREPARING,))
+        registry.close()
+        # the supervisor's restart comes up, reads the log and finishes the restore:
+        # every node in that epoch, running
+        os.killpg(cluster.pids["controller"], signal.SIGKILL)
+        eventually(
+            lambda: cluster.restarts.count(("controller", -signal.SIGKILL)) == 2, "a restart"
+        )
+
+        def finished() -> bool:
+            try:
+                nodes = view(cluster).values()
+            except (OSError, LiveClusterError):
+                return False
+            return all(n["health"] == "up" and n["epoch"] == epoch for n in nodes)
+
+        eventually(finished, f"every node up in epoch {epoch}")
+        registry = Registry(cluster.registry)
+        assert [(r["epoch"], r["status"]) for r in registry.restores()] == [(epoch, DONE)]
+        registry.close()
+        after = cluster.trigger("P2")
+        completed(cluster, after, timeout=BACKSTOP_S)
+        check = cluster.check(after)
+        assert check.ok, check.reason
+        assert check.recorded_total == 3000
 
 
 # ------------------------------------------------------ checkpoints and uploads

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_support import alive, require_live
+from live_support import alive, part_bytes, require_live
 from s3_server import S3Server, require_s3
 
 require_live()
@@ -315,7 +315,7 @@ def test_the_controller_takes_an_s3_target_and_writes_the_manifest_there_last(
     location = parse_storage_uri(target)
     reported = []
     for node in controller.spec.ids:
-        data = json.dumps({"node": node}).encode()
+        data = part_bytes(controller.spec, sid, node)
         part_uri = write_durable(location, f"{sid}.{node}.json", data)
         reported.append(part_uri)
         assert keys(aws_env, bucket).count(f"live/run/{sid}.json") == 0  # not before the last
@@ -326,7 +326,7 @@ def test_the_controller_takes_an_s3_target_and_writes_the_manifest_there_last(
     assert status["checkpoint_manifest_uri"] == f"{target}{sid}.json"
     manifest = json.loads(read(status["checkpoint_manifest_uri"]))
     assert [p["part_uri"] for p in manifest["parts"]] == reported
-    assert [json.loads(read(uri))["node"] for uri in reported] == list(controller.spec.ids)
+    assert [json.loads(read(uri))["node_id"] for uri in reported] == list(controller.spec.ids)
     assert keys(aws_env, bucket) == sorted(
         [f"live/run/{sid}.json"] + [f"live/run/{sid}.{n}.json" for n in controller.spec.ids]
     )
@@ -363,7 +363,7 @@ def test_the_controller_refuses_an_s3_part_outside_the_snapshot_s_storage(
     assert inside.status_code == 200, inside.text
 
 
-def test_a_manifest_that_cannot_be_written_fails_the_snapshot_naming_the_uri(
+def test_a_store_that_cannot_be_reached_fails_the_snapshot_naming_the_uri(
     aws_env: S3Server, controller: Controller
 ) -> None:
     missing = "missing-" + secrets.token_hex(4)
@@ -374,8 +374,10 @@ def test_a_manifest_that_cannot_be_written_fails_the_snapshot_naming_the_uri(
     status = controller.get(sid)
     assert status["status"] == "FAILED"
     assert status["checkpoint_manifest_uri"] is None
-    manifest = f"s3://{missing}/run/{sid}.json"
-    assert status["error"].startswith(f"manifest: {manifest}: could not write: NoSuchBucket")
+    # the controller reads each part back before it writes the manifest: the first part
+    # it cannot read fails the snapshot
+    part = f"s3://{missing}/run/{sid}.P1.json"
+    assert status["error"].startswith(f"part: {part}: could not read: NoSuchBucket")
 
 
 # ------------------------------------------------------- a live cluster on S3

@@ -1,0 +1,335 @@
+"""The controller's restore of a completed snapshot: checked, in two phases, logged.
+
+1. **The manifest** names each node's part with the part's SHA-256, balance and
+   in-flight money (the controller read and checked every part when the snapshot
+   completed), and the snapshot's total. A manifest that lacks any of these, or whose
+   total is not the cluster's money (an inconsistent snapshot), is refused.
+2. **Prepare.** Every node fetches and checks its part (:mod:`.restore_part`) and says
+   what it holds, which must be what the manifest says. Nothing changes anywhere: on
+   any refusal the restore is ABORTED in the registry's restore log and the answer names
+   the node, the part and what is wrong; every node runs on as it was.
+3. **Switch.** Every node was ready: the log says SWITCHING, and from then on the
+   restore is finished whatever happens. Every node switches to the new epoch (paused),
+   then all resume, and the log says DONE.
+
+A controller that starts reads the log: a restore left PREPARING is ABORTED (nothing
+had changed), one left SWITCHING is finished in the background, tried again until every
+node has switched and resumed (a node answers a repeated switch as it did the first).
+Until then no snapshot is triggered; a new restore may replace it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from .node_calls import NodeCalls, NodeRefused
+from .registry import ABORTED, DONE, PREPARING, SWITCHING, AlreadyRegistered, Registry
+from .spec import ClusterSpec, NodeSpec
+from .storage import StorageError, read
+
+log = logging.getLogger(__name__)
+
+#: how often a restore decided but not finished is tried again (seconds)
+FINISH_EVERY_S = 1.0
+#: how often an epoch taken meanwhile by another controller is drawn anew
+BEGIN_TRIES = 5
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class RestoreRefused(Exception):
+    """A restore that cannot run or did not finish: ``status`` and ``detail`` for the
+    HTTP answer."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class RestorePart:
+    """A node's part of a snapshot, as its manifest lists it."""
+
+    snapshot_id: str
+    node_id: str
+    uri: str
+    sha256: str
+    balance: int
+    in_flight: int
+
+
+def manifest_parts(spec: ClusterSpec, snapshot_id: str, uri: str) -> dict[str, RestorePart]:
+    """Each node's part, from the manifest at ``uri``, checked against the cluster;
+    :class:`RestoreRefused` (409) naming what is wrong."""
+    try:
+        manifest = json.loads(read(uri))
+        listed = manifest["parts"]
+        total = manifest.get("recorded_total")
+        parts = {
+            str(p["node_id"]): RestorePart(
+                snapshot_id,
+                str(p["node_id"]),
+                str(p["part_uri"]),
+                str(p.get("sha256", "")),
+                int(p.get("balance", -1)),
+                int(p.get("in_flight", -1)),
+            )
+            for p in listed
+        }
+    except (OSError, StorageError, ValueError, KeyError, TypeError) as e:
+        raise RestoreRefused(409, f"manifest {uri}: cannot be read ({e})") from None
+    missing = [n for n in spec.ids if n not in parts]
+    if missing:
+        raise RestoreRefused(409, f"manifest {uri}: no part of {', '.join(missing)}")
+    unchecked = [n for n in spec.ids if not SHA256.match(parts[n].sha256)]
+    if unchecked or not isinstance(total, int) or isinstance(total, bool):
+        raise RestoreRefused(
+            409,
+            f"manifest {uri}: no SHA-256 and total recorded for "
+            f"{', '.join(unchecked) or 'the snapshot'}; its parts cannot be checked",
+        )
+    held = sum(parts[n].balance + parts[n].in_flight for n in spec.ids)
+    if held != total:
+        raise RestoreRefused(409, f"manifest {uri}: its parts hold {held}, its total says {total}")
+    if total != spec.total_money:
+        raise RestoreRefused(
+            409,
+            f"snapshot_id: {snapshot_id} recorded {total} in all, the cluster holds "
+            f"{spec.total_money}: an inconsistent snapshot is never restored (it would "
+            f"{'create' if total > spec.total_money else 'destroy'} money)",
+        )
+    return {n: parts[n] for n in spec.ids}
+
+
+class Restores:
+    """The controller's restores (see the module docstring).
+
+    ``on_decided(snapshot_id)`` runs when a restore is decided: it fails the snapshots in
+    progress (they belong to the epoch being left) and returns their ids.
+    """
+
+    def __init__(
+        self,
+        spec: ClusterSpec,
+        registry: Registry,
+        calls: NodeCalls,
+        on_decided: Callable[[str], list[str]],
+    ) -> None:
+        self.spec = spec
+        self.registry = registry
+        self.calls = calls
+        self.on_decided = on_decided
+        #: one restore at a time, the background finisher's turns included
+        self.lock = asyncio.Lock()
+        #: the restore log's row of a restore decided but not finished
+        self.unfinished: dict[str, Any] | None = None
+        #: why it is not finished yet, as last tried
+        self.unfinished_because = ""
+        self._finisher: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ start-up
+    def recover(self) -> None:
+        """At start-up: what a controller that stopped left in the restore log."""
+        for row in self.registry.restores(PREPARING):
+            self.registry.set_restore(
+                row["epoch"],
+                ABORTED,
+                only_from=(PREPARING,),
+                error="the controller stopped before every node was ready; nothing had changed",
+                finished_at=_now(),
+            )
+        switching = self.registry.restores(SWITCHING)
+        self._supersede(switching[:-1], switching[-1]["epoch"] if switching else 0)
+        self.unfinished = switching[-1] if switching else None
+
+    def start(self) -> None:
+        """Finish, in the background, a restore found decided but not finished."""
+        if self.unfinished is not None and (self._finisher is None or self._finisher.done()):
+            self._finisher = asyncio.get_running_loop().create_task(self._finish_unfinished())
+
+    def stop(self) -> None:
+        if self._finisher is not None:
+            self._finisher.cancel()
+
+    def busy(self) -> str:
+        """Why a snapshot cannot be triggered now because of a restore, or ``""``."""
+        if self.unfinished is not None:
+            row = self.unfinished
+            because = f" ({self.unfinished_because})" if self.unfinished_because else ""
+            return (
+                f"the restore of {row['snapshot_id']} (epoch {row['epoch']}) is not finished"
+                f"{because}; the controller finishes it as soon as every node answers"
+            )
+        if self.lock.locked():
+            return "a restore is running"
+        return ""
+
+    # ------------------------------------------------------------- restore
+    async def run(self, row: dict[str, Any], above: int) -> dict[str, Any]:
+        """Restore the COMPLETED snapshot ``row`` in an epoch above ``above`` (and above
+        every epoch logged); what each node holds after. :class:`RestoreRefused`."""
+        sid = str(row["snapshot_id"])
+        uri = str(row["checkpoint_manifest_uri"])
+        parts = await run_in_threadpool(manifest_parts, self.spec, sid, uri)
+        folder_tag = secrets.token_hex(3)
+        epoch = await run_in_threadpool(self._begin, sid, folder_tag, above)
+        folder = _folder({"epoch": epoch, "log_folder": folder_tag})
+        nodes = [self.spec.node(n) for n in self.spec.ids]
+        answers = await asyncio.gather(
+            *(self.calls.prepare_restore(n, parts[n.id], epoch) for n in nodes),
+            return_exceptions=True,
+        )
+        problems, unreachable = [], False
+        for node, answer in zip(nodes, answers, strict=True):
+            part = parts[node.id]
+            if isinstance(answer, NodeRefused):
+                problems.append(str(answer))
+            elif isinstance(answer, BaseException):
+                problems.append(f"{node.id}: {answer}")
+                unreachable = True
+            elif (answer["balance"], answer["in_flight"]) != (part.balance, part.in_flight):
+                problems.append(
+                    f"{node.id}'s part of {sid} ({part.uri}) holds {answer['balance']} and "
+                    f"{answer['in_flight']} in flight, the manifest says {part.balance} and "
+                    f"{part.in_flight}"
+                )
+        if problems:
+            reason = "; ".join(problems)
+            await run_in_threadpool(
+                self.registry.set_restore,
+                epoch,
+                ABORTED,
+                only_from=(PREPARING,),
+                error=reason,
+                finished_at=_now(),
+            )
+            raise RestoreRefused(
+                503 if unreachable else 409,
+                f"restore of {sid} refused, nothing changed (every node runs on as it was): "
+                f"{reason}",
+            )
+        failed = await run_in_threadpool(self._decide, epoch, sid)
+        logged = {"epoch": epoch, "snapshot_id": sid, "log_folder": folder_tag}
+        self.unfinished, self.unfinished_because = logged, ""
+        try:
+            restored = await self._switch(logged, parts)
+        except RestoreRefused as e:
+            self.unfinished_because = e.detail
+            self.start()
+            raise RestoreRefused(
+                503,
+                f"restore of {sid} (epoch {epoch}) was decided, every node ready, but is not "
+                f"finished: {e.detail}; the controller finishes it as soon as those nodes "
+                "answer (no snapshot is triggered meanwhile)",
+            ) from None
+        return {"epoch": epoch, "log_folder": folder, "nodes": restored, "failed": failed}
+
+    def _begin(self, snapshot_id: str, folder_tag: str, above: int) -> int:
+        for tries in range(1, BEGIN_TRIES + 1):
+            try:
+                # the folder's name holds the epoch, known only once drawn: the log keeps
+                # the rest of it (see _folder)
+                return self.registry.begin_restore(
+                    snapshot_id, folder_tag, started_at=_now(), above=above
+                )
+            except AlreadyRegistered:
+                if tries == BEGIN_TRIES:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _decide(self, epoch: int, snapshot_id: str) -> list[str]:
+        self.registry.set_restore(epoch, SWITCHING, only_from=(PREPARING,))
+        self._supersede(
+            [r for r in self.registry.restores(SWITCHING) if r["epoch"] != epoch], epoch
+        )
+        return self.on_decided(snapshot_id)
+
+    def _supersede(self, rows: Sequence[dict[str, Any]], epoch: int) -> None:
+        for row in rows:
+            self.registry.set_restore(
+                row["epoch"],
+                ABORTED,
+                only_from=(SWITCHING,),
+                error=f"replaced by the restore of epoch {epoch} before it finished",
+                finished_at=_now(),
+            )
+
+    async def _switch(
+        self, logged: dict[str, Any], parts: dict[str, RestorePart]
+    ) -> list[dict[str, Any]]:
+        """Every node to the logged restore's epoch, then every node running; the log
+        then says DONE. :class:`RestoreRefused` naming the nodes that did not."""
+        epoch, folder = int(logged["epoch"]), _folder(logged)
+        nodes = [self.spec.node(n) for n in self.spec.ids]
+        answers = await asyncio.gather(
+            *(self.calls.restore(n, parts[n.id], epoch, folder) for n in nodes),
+            return_exceptions=True,
+        )
+        errors = _failures(nodes, answers)
+        if errors:
+            raise RestoreRefused(503, f"not switched: {'; '.join(errors)}")
+        resumed = await asyncio.gather(
+            *(self.calls.resume(n, epoch) for n in nodes), return_exceptions=True
+        )
+        errors = _failures(nodes, resumed)
+        if errors:
+            raise RestoreRefused(503, f"switched, not resumed: {'; '.join(errors)}")
+        await run_in_threadpool(
+            self.registry.set_restore, epoch, DONE, only_from=(SWITCHING,), finished_at=_now()
+        )
+        if self.unfinished is not None and self.unfinished["epoch"] == epoch:
+            self.unfinished, self.unfinished_because = None, ""
+        return [
+            {"node_id": n.id, "balance": int(a["balance"]), "reinjected": int(a["reinjected"])}
+            for n, a in zip(nodes, answers, strict=True)
+            if isinstance(a, dict)
+        ]
+
+    async def _finish_unfinished(self) -> None:
+        while self.unfinished is not None:
+            async with self.lock:
+                logged = self.unfinished
+                if logged is None:
+                    return
+                try:
+                    row = await run_in_threadpool(self.registry.get, logged["snapshot_id"])
+                    uri = "" if row is None else str(row["checkpoint_manifest_uri"])
+                    parts = await run_in_threadpool(
+                        manifest_parts, self.spec, logged["snapshot_id"], uri
+                    )
+                    await self._switch(logged, parts)
+                    log.info("restore of epoch %s finished", logged["epoch"])
+                except RestoreRefused as e:
+                    self.unfinished_because = e.detail
+                except Exception as e:  # the finisher must outlive any one bad turn
+                    self.unfinished_because = f"{type(e).__name__}: {e}"
+                    log.exception("finishing the restore of epoch %s", logged["epoch"])
+            await asyncio.sleep(FINISH_EVERY_S)
+
+
+def _failures(nodes: Sequence[NodeSpec], answers: Sequence[Any]) -> list[str]:
+    """``node: what went wrong`` for each node whose call failed."""
+    return [
+        str(a) if isinstance(a, NodeRefused) else f"{n.id}: {a}"
+        for n, a in zip(nodes, answers, strict=True)
+        if isinstance(a, BaseException)
+    ]
+
+
+def _folder(logged: dict[str, Any]) -> str:
+    """The new epoch's log folder, ``epoch-NNN-TAG``, from the log's epoch and tag."""
+    return f"epoch-{int(logged['epoch']):03d}-{logged['log_folder']}"
+
+
+def _now() -> str:
+    return datetime.now(tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
