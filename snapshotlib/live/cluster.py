@@ -487,9 +487,9 @@ class LiveCluster:
         return True
 
     def health(self) -> dict[str, dict[str, int] | None]:
-        """Each node's balance, transfers sent and received so far, and output streams
-        open of all (``None``: the node does not answer). Asking also makes each node
-        flush its log."""
+        """Each node's balance, transfers sent and received so far, output streams open
+        of all, and epoch (``None``: the node does not answer). Asking also makes each
+        node flush its log."""
         import grpc
 
         from .rpc import protos, services, token_metadata
@@ -510,6 +510,7 @@ class LiveCluster:
                 "received": a.received,
                 "streams_open": a.streams_open,
                 "streams": a.streams,
+                "epoch": a.epoch,
             }
         return answers
 

@@ -43,19 +43,19 @@ from contextlib import asynccontextmanager
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from .membership import DOWN, Membership
 from .node_calls import Cleanup, Crash, Initiate, NodeCalls, PrepareNode, RestoreNode, Resume
-from .parts import CheckedPart, PartError, check_part
+from .parts import CheckedPart, PartError, check_part, digest
 from .registry import (
     COMPLETED,
     FAILED,
@@ -69,6 +69,7 @@ from .restore import RestoreRefused, Restores
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
 from .storage_policy import StoragePolicy
+from .token_gate import TokenGate
 
 #: ``await health()``: node id -> ``"up"``, ``"down"`` or ``"unknown"``
 Health = Callable[[], Awaitable[dict[str, str]]]
@@ -362,10 +363,14 @@ def create_app(
         summary="Triggers Chandy–Lamport snapshots of a live cluster and keeps their registry.",
         version="1",
         lifespan=lifespan,
-        # every route (the pages /docs and /openapi.json hold no data and stay open; the
-        # docs' Authorize button takes the token)
-        dependencies=[] if token is None else [Depends(_token_check(token))],
+        # the bearer scheme, declared for the API pages (their Authorize button); the
+        # token itself is checked by the TokenGate, before a request's body is read
+        dependencies=[] if token is None else [Depends(_BEARER)],
     )
+    if token is not None:
+        # every route; the API pages hold no data and stay open
+        pages = (app.docs_url, app.openapi_url, app.swagger_ui_oauth2_redirect_url)
+        app.add_middleware(TokenGate, token=token, open_paths=[p for p in pages if p])
     app.state.spec = spec
     app.state.registry = controller.registry
     app.state.membership = membership
@@ -489,8 +494,10 @@ def create_app(
     async def restore_snapshot(snapshot_id: str) -> RestoreAnswer:
         """Roll every node back to a COMPLETED snapshot (``latest``: the newest one):
         states restored, recorded channel messages delivered first, in a new epoch."""
-        if restores.lock.locked():
+        if restores.lock.locked() and restores.unfinished is None:
             raise HTTPException(409, "a restore is already running")
+        # (a turn of the finisher of an unfinished restore is waited for: this restore
+        # replaces it)
         async with restores.lock:
             row = await run_in_threadpool(controller.restorable, snapshot_id)
             not_ready = membership.not_ready(restoring=True)
@@ -759,7 +766,7 @@ class _Controller:
         try:
             # read back and checked now, so a restore can check them against the manifest
             checked = [self._checked_part(snapshot_id, p) for p in ordered]
-        except (PartError, StorageError, OSError) as e:
+        except PartError as e:
             self._fail_complete(snapshot_id, f"part: {e}")
             return
         manifest = {
@@ -791,9 +798,9 @@ class _Controller:
             self._fail_complete(snapshot_id, f"manifest: {e}")
             return
         now_ns = time.time_ns()
-        self.registry.finish(
+        self.registry.finish_completed(
             snapshot_id,
-            COMPLETED,
+            digest(data),
             completed_at=_iso(now_ns),
             duration_ms=max(0, (now_ns - int(row["started_ns"])) // 1_000_000),
             total_size_bytes=total,
@@ -817,9 +824,11 @@ class _Controller:
     def _checked_part(self, snapshot_id: str, reported: dict[str, Any]) -> CheckedPart:
         uri = str(reported["part_uri"])
         node_id = str(reported["node_id"])
-        return check_part(
-            read(uri), uri, snapshot_id=snapshot_id, node_id=node_id, network=self.network
-        )
+        try:
+            data = read(uri)
+        except (StorageError, OSError) as e:
+            raise PartError(f"{node_id}'s part of {snapshot_id}: {e}") from None
+        return check_part(data, uri, snapshot_id=snapshot_id, node_id=node_id, network=self.network)
 
 
 class Journal:
@@ -849,24 +858,6 @@ class Journal:
 _BEARER = HTTPBearer(
     auto_error=False, description="the cluster's token: the file api-token in its workdir"
 )
-
-
-def _token_check(token: str) -> Callable[..., None]:
-    """A dependency refusing a call without ``token``: 401 with none, 403 with another."""
-    expected = token.encode()
-
-    def check(sent: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> None:
-        if sent is None:
-            raise HTTPException(
-                401,
-                "Authorization: the cluster's token expected (`Authorization: Bearer TOKEN`, "
-                "TOKEN from the file api-token in the cluster's workdir)",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        if not secrets.compare_digest(sent.credentials.encode(), expected):
-            raise HTTPException(403, "Authorization: not this cluster's token")
-
-    return check
 
 
 def _add_error_handlers(app: FastAPI) -> None:

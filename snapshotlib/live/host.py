@@ -12,12 +12,12 @@ them). Standard library only: the node supplies the networking.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..algorithms.base import SnapshotAlgorithm
 from ..model import Network
-from ..trace import APP, MessageRecord, Trace, TraceEvent
+from ..trace import APP, MessageRecord, TraceEvent
 
 #: called with (channel index, local message id, control kind, snapshot id)
 Transmit = Callable[[int, int, str, str], None]
@@ -60,9 +60,10 @@ class NodeHost:
         self._on_event = on_event
         self._inputs = [network.channel_index(c) for c in network.inputs(me)]
         self._outputs = [network.channel_index(c) for c in network.outputs(me)]
-        # every message this node sent or accepted, by local id (a trace of its own,
-        # holding messages only: the node's actions are in its log)
-        self._trace = Trace()
+        # the messages this node sent or accepted, by local id, as far as they are still
+        # needed (:meth:`forget_messages`): the node's actions are in its log
+        self._messages: dict[int, MessageRecord] = {}
+        self._next_message = 0
         self._app_sent = [0] * len(network.channels)
         self._time = 0
         self.blocked: set[int] = set()
@@ -87,12 +88,20 @@ class NodeHost:
         return self.balance
 
     @property
-    def messages(self) -> list[MessageRecord]:
-        """Every message this node sent or accepted, by local id."""
-        return self._trace.messages
+    def messages(self) -> Mapping[int, MessageRecord]:
+        """The messages this node sent or accepted and has not forgotten, by local id."""
+        return self._messages
 
     def message(self, message: int) -> MessageRecord:
-        return self._trace.messages[message]
+        return self._messages[message]
+
+    def forget_messages(self, keep: Iterable[int]) -> int:
+        """Forget every message but those of ``keep`` (the ones a snapshot still open
+        recorded); how many went. A node that ran for hours would otherwise hold every
+        message it ever met."""
+        before = len(self._messages)
+        self._messages = {m: self._messages[m] for m in keep}
+        return before - len(self._messages)
 
     def app_sent(self, channel: int) -> int:
         return self._app_sent[channel]
@@ -116,7 +125,7 @@ class NodeHost:
             raise NotImplementedError("a live node cannot overtake what its transport buffers")
         if channel not in self._outputs:
             raise ValueError(f"{self.me} cannot send on {self.network.channels[channel]}")
-        mid = self._trace.add_message(channel, sent_by, kind, None, payload, tag)
+        mid = self._add_message(channel, sent_by, kind, payload, tag)
         self._transmit(channel, mid, kind, tag or "")
         return mid
 
@@ -154,14 +163,14 @@ class NodeHost:
         action = self._next_action()
         self.balance -= amount
         self._app_sent[channel] += 1
-        return action, self._trace.add_message(channel, action, APP, None, amount, None)
+        return action, self._add_message(channel, action, APP, amount, None)
 
     def accept_transfer(self, channel: int, sent_by: int, amount: int) -> tuple[int, int]:
         """A transfer arrived on ``channel`` (``sent_by``: the sender's action, for the
         record): the algorithm hears it first (it may be recording the channel), then the
         balance grows. Returns (action, local message id)."""
         action = self._next_action()
-        mid = self._trace.add_message(channel, sent_by, APP, None, amount, None)
+        mid = self._add_message(channel, sent_by, APP, amount, None)
         if self.algorithm.listening[channel]:
             self.algorithm.on_app_receive(channel, mid)
         self.balance += amount
@@ -170,7 +179,7 @@ class NodeHost:
     def accept_control(self, channel: int, sent_by: int, kind: str, tag: str) -> int:
         """A marker (or other control message) arrived on ``channel``; returns the action."""
         action = self._next_action()
-        mid = self._trace.add_message(channel, sent_by, kind, None, None, tag)
+        mid = self._add_message(channel, sent_by, kind, None, tag)
         self.algorithm.on_control(self.me, channel, mid, action)
         return action
 
@@ -180,6 +189,14 @@ class NodeHost:
         return self._next_action()
 
     # ------------------------------------------------------------ helpers
+    def _add_message(
+        self, channel: int, sent_by: int, kind: str, payload: Any, tag: str | None
+    ) -> int:
+        mid = self._next_message
+        self._next_message += 1
+        self._messages[mid] = MessageRecord(channel, sent_by, kind, None, payload, tag)
+        return mid
+
     def _next_action(self) -> int:
         action = self._time
         self._time += 1

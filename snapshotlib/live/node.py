@@ -94,6 +94,8 @@ BASE_KEY = "x-snapshotlib-base-snapshot-id"
 NO_EPOCH = -1
 #: how often the time-to-live of open snapshots is looked at (seconds)
 TTL_EVERY_S = 0.1
+#: messages met between two looks for those no open snapshot recorded (to forget them)
+FORGET_EVERY = 1024
 #: chunk tables of the newest parts kept for an incremental snapshot's base (the base is
 #: the latest completed snapshot, so only the last few can be asked for)
 KEPT_TABLES = 16
@@ -173,7 +175,13 @@ class Node:
     def _start_epoch(self, state: KeyedState, log_dir: Path | None) -> None:
         """Everything an epoch has of its own, anew: the engine's host (with the money of
         ``state``), the clock, the channel numbers, the snapshots, the log (in
-        ``log_dir``)."""
+        ``log_dir``). The log is opened first: when it cannot be, nothing changed."""
+        if log_dir is None:
+            log, folder = open(os.devnull, "w", encoding="utf-8"), ""  # noqa: SIM115
+        else:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            log = (log_dir / f"{self.me}.jsonl").open("w", encoding="utf-8")
+            folder = log_dir.name  # named in each part: a check reads that run's logs
         self.state = state
         balance = state.total
         self.clock = [0] * len(self.spec.nodes)
@@ -194,19 +202,14 @@ class Node:
         self._entries_at_record: dict[str, dict[str, tuple[int, int]]] = {}
         #: per snapshot: this node's vector clock when it recorded its state
         self._clock_at_record: dict[str, list[int]] = {}
-        #: per snapshot: the action that completed this node's part, and the clock after it
-        self._done_at: dict[str, tuple[int, list[int]]] = {}
+        #: the snapshots whose part this node made (ids only: the rest is forgotten)
+        self._finished: set[str] = set()
+        #: when the messages no open snapshot recorded are next forgotten (a count)
+        self._forget_at = FORGET_EVERY
         #: per snapshot still open here: when this node recorded (monotonic seconds)
         self._open_since: dict[str, float] = {}
         self.log.close()
-        if log_dir is None:
-            self.log = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
-            self.log_folder = ""
-        else:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            self.log = (log_dir / f"{self.me}.jsonl").open("w", encoding="utf-8")
-            #: the log's folder, named in each part: a check reads the logs of that run
-            self.log_folder = log_dir.name
+        self.log, self.log_folder = log, folder
 
     # --------------------------------------------------------------- actions
     def _tick(self, merge: Any = ()) -> list[int]:
@@ -241,6 +244,7 @@ class Node:
                 epoch=self.epoch,
             )
         )
+        self._forget_messages()
 
     def accept(self, envelope: Any) -> None:
         """Take one envelope from an input stream (in the order it was sent)."""
@@ -263,6 +267,7 @@ class Node:
                     "amount": amount,
                 }
             )
+            self._forget_messages()
         elif body == "marker":
             target = Target(
                 envelope.target_storage_uri,
@@ -334,8 +339,8 @@ class Node:
         """Give ``snapshot_id`` up here: what was recorded for it goes, its later markers
         are ignored. Logged (the replay does the same at the same point). Returns
         whether the node held anything of it, and the messages and bytes freed."""
-        if snapshot_id in self._done_at:
-            return False, 0, 0  # the part is written: nothing is buffered for it
+        if snapshot_id in self._finished:
+            return False, 0, 0  # the part is made: nothing is buffered for it
         held = snapshot_id in self._open_since
         freed, size = self.buffered(snapshot_id)
         for kept in (self._open_since, self._entries_at_record, self._clock_at_record):
@@ -411,15 +416,20 @@ class Node:
         prepared = self._prepared
         if prepared is None or (prepared.epoch, prepared.part.sha256) != (epoch, part_sha256):
             prepared = await self.prepare_restore(snapshot_id, part_uri, part_sha256, epoch)
+            done = self._restored  # the same switch, asked twice, done while this one read
+            if done is not None and (done[0], done[1]) == (epoch, part_sha256):
+                return done[2], done[3]
         if epoch <= self.epoch:  # another restore came first while the part was read
             raise RestoreError(f"epoch: above {self.me}'s {self.epoch} expected, got {epoch}")
+        # the new epoch's log first: a node that cannot open it stays as it was, and the
+        # switch can be asked again
+        self._start_epoch(prepared.state, self.log_root / log_folder)
         self._prepared = None
         self.held = True
         self.epoch = epoch
         for queue in self._queues.values():  # what the old epoch had yet to send
             while not queue.empty():
                 queue.get_nowait()
-        self._start_epoch(prepared.state, self.log_root / log_folder)
         # an incremental checkpoint may build on the restored one
         self._remember(snapshot_id, prepared.table)
         self.awaiting_restore = False
@@ -558,22 +568,47 @@ class Node:
             self._entries_at_record[event.snapshot_id] = self.state.entries()
             self._open_since[event.snapshot_id] = time.monotonic()
         elif isinstance(event, PartDone):
-            self._open_since.pop(event.snapshot_id, None)
-            self._done_at[event.snapshot_id] = (event.action, list(self.clock))
-            self._spawn(self._finish_part(event.snapshot_id))
+            sid = event.snapshot_id
+            self._open_since.pop(sid, None)
+            self._finished.add(sid)
+            # the part is made now, at once (the messages it recorded may be forgotten
+            # from here on); the bank goes on while it is written
+            try:
+                part: dict[str, Any] | Exception = self.part(sid, event.action)
+            except Exception as e:  # reported by _finish_part: the snapshot must not wait
+                part = e
+            self._clock_at_record.pop(sid, None)
+            self._spawn(self._finish_part(sid, part))
 
-    async def _finish_part(self, snapshot_id: str) -> None:
-        """Write this node's part durably (its chunks first), then tell the controller.
+    def _forget_messages(self) -> None:
+        """Forget the messages no snapshot open here recorded, now and then."""
+        if len(self.host.messages) < self._forget_at:
+            return
+        records = self.algorithm.records
+        keep = [
+            m
+            for sid in self._open_since
+            if sid in records
+            for recorded in records[sid].channels.values()
+            for m in recorded
+        ]
+        self.host.forget_messages(keep)
+        self._forget_at = len(self.host.messages) + FORGET_EVERY
 
-        The part is made now, at once: the bank goes on while the writes wait."""
+    async def _finish_part(self, snapshot_id: str, part: dict[str, Any] | Exception) -> None:
+        """Write this node's part durably (its chunks first), then tell the controller;
+        then forget the snapshot (a finished one's markers cannot come again)."""
         report: dict[str, Any] = {"node_id": self.me, "part_uri": "", "size_bytes": 0}
         self.log.flush()  # the log up to the part is on disk before the part is
-        target = self._targets.get(snapshot_id, Target(""))
+        target = self._targets.pop(snapshot_id, Target(""))
+        self.algorithm.discard(snapshot_id)
+        entries = self._entries_at_record.pop(snapshot_id, None)
         try:
-            part = self.part(snapshot_id)
-            pieces = chunks(
-                self._entries_at_record.pop(snapshot_id), self.spec.chunk_keys, self.spec.key_bytes
-            )
+            if isinstance(part, Exception):
+                raise part
+            if entries is None:
+                raise ValueError(f"no accounts recorded for {snapshot_id}")
+            pieces = chunks(entries, self.spec.chunk_keys, self.spec.key_bytes)
             incremental = target.snapshot_type == "incremental"
             base = self._chunk_tables.get(target.base, {}) if incremental else {}
             if self.spec.upload_jitter_ms:
@@ -608,11 +643,11 @@ class Node:
             report.update(ok=False, error=f"{self.me}: {type(e).__name__}: {e}")
         await asyncio.to_thread(self._report, snapshot_id, report)
 
-    def part(self, snapshot_id: str) -> dict[str, Any]:
-        """This node's part of ``snapshot_id``: recorded balance and channel states."""
+    def part(self, snapshot_id: str, done_at: int) -> dict[str, Any]:
+        """This node's part of ``snapshot_id``, done in action ``done_at`` (the clock is
+        the one after it): recorded balance and channel states."""
         rec = self.host.algorithm.records[snapshot_id]
         messages = self.host.messages
-        done_at, done_clock = self._done_at[snapshot_id]
         return {
             "snapshot_id": snapshot_id,
             "node_id": self.me,
@@ -621,7 +656,7 @@ class Node:
             "clock": self._clock_at_record.get(snapshot_id),
             # the causal past of every part's completion is all a check needs to replay
             "done_at_action": done_at,
-            "done_clock": done_clock,
+            "done_clock": list(self.clock),
             "log_folder": self.log_folder,
             "channels": {
                 self._name(ch): [messages[m].payload for m in rec.channels.get(ch, [])]

@@ -48,10 +48,13 @@ FINAL = (COMPLETED, FAILED)
 PREPARING: Final = "PREPARING"
 #: ...every node was ready and the controller decided: they switch epoch...
 SWITCHING: Final = "SWITCHING"
-#: ...every node switched and runs again; or, before the decision, it was given up
+#: ...every node switched: they are resumed...
+RESUMING: Final = "RESUMING"
+#: ...every node runs again; or the restore was given up (before the decision, or a
+#: node lost what it was switched to)
 DONE: Final = "DONE"
 ABORTED: Final = "ABORTED"
-RESTORE_STATUSES = (PREPARING, SWITCHING, DONE, ABORTED)
+RESTORE_STATUSES = (PREPARING, SWITCHING, RESUMING, DONE, ABORTED)
 
 metadata = MetaData()
 
@@ -90,6 +93,15 @@ parts_table = Table(
     Column("error", Text),
     Column("reported_at", String(32), nullable=False),
 )
+#: each completed snapshot's manifest's SHA-256: a manifest rewritten in its store (where
+#: whoever may write parts may write it too) is refused by a restore
+manifests_table = Table(
+    "manifests",
+    metadata,
+    Column("snapshot_id", String(64), ForeignKey("snapshots.snapshot_id"), primary_key=True),
+    Column("sha256", String(64), nullable=False),
+)
+
 #: the restore log: a controller that dies mid-restore finds here what it had decided
 restores_table = Table(
     "restores",
@@ -396,6 +408,37 @@ class Registry:
         )
         with self._engine.begin() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
+
+    # ---------------------------------------------------------------- manifests
+    def finish_completed(self, snapshot_id: str, manifest_sha256: str, **fields: Any) -> bool:
+        """Move an unfinished snapshot to COMPLETED with ``fields``, recording its
+        manifest's SHA-256, in one transaction; whether it moved."""
+        unknown = sorted(set(fields) - UPDATABLE)
+        if unknown:
+            raise RegistryError(f"fields: {', '.join(unknown)} cannot be set")
+        values = {k: _storable(v) if isinstance(v, str) else v for k, v in fields.items()}
+        statement = (
+            update(snapshots_table)
+            .where(
+                snapshots_table.c.snapshot_id == snapshot_id,
+                snapshots_table.c.status.in_((INITIATED, IN_PROGRESS)),
+            )
+            .values(status=COMPLETED, **values)
+        )
+        with self._engine.begin() as conn:
+            if not conn.execute(statement).rowcount:
+                return False
+            conn.execute(
+                manifests_table.insert().values(snapshot_id=snapshot_id, sha256=manifest_sha256)
+            )
+        return True
+
+    def manifest_sha256(self, snapshot_id: str) -> str | None:
+        """The SHA-256 of a completed snapshot's manifest (None: not recorded)."""
+        query = select(manifests_table.c.sha256).where(manifests_table.c.snapshot_id == snapshot_id)
+        with self._engine.begin() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else str(found)
 
     # ----------------------------------------------------------------- restores
     def begin_restore(

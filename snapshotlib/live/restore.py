@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,17 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from .node_calls import NodeCalls, NodeRefused
-from .registry import ABORTED, DONE, PREPARING, SWITCHING, AlreadyRegistered, Registry
+from .parts import digest
+from .registry import (
+    ABORTED,
+    DONE,
+    PREPARING,
+    RESUMING,
+    SWITCHING,
+    AlreadyRegistered,
+    Registry,
+)
+from .restore_part import SHA256
 from .spec import ClusterSpec, NodeSpec
 from .storage import StorageError, read
 
@@ -43,7 +52,8 @@ log = logging.getLogger(__name__)
 FINISH_EVERY_S = 1.0
 #: how often an epoch taken meanwhile by another controller is drawn anew
 BEGIN_TRIES = 5
-SHA256 = re.compile(r"^[0-9a-f]{64}$")
+#: a restore decided and not finished: switching nodes, or resuming them
+UNFINISHED = (SWITCHING, RESUMING)
 
 
 class RestoreRefused(Exception):
@@ -68,34 +78,51 @@ class RestorePart:
     in_flight: int
 
 
-def manifest_parts(spec: ClusterSpec, snapshot_id: str, uri: str) -> dict[str, RestorePart]:
-    """Each node's part, from the manifest at ``uri``, checked against the cluster;
-    :class:`RestoreRefused` (409) naming what is wrong."""
+def manifest_parts(
+    spec: ClusterSpec, snapshot_id: str, uri: str, sha256: str | None
+) -> dict[str, RestorePart]:
+    """Each node's part, from the manifest at ``uri`` whose bytes must have ``sha256``
+    (the registry's), checked against the cluster; :class:`RestoreRefused` (409) naming
+    what is wrong."""
     try:
-        manifest = json.loads(read(uri))
-        listed = manifest["parts"]
+        data = read(uri)
+    except (OSError, StorageError) as e:
+        raise RestoreRefused(409, f"manifest {uri}: cannot be read ({e})") from None
+    if sha256 is None:
+        raise RestoreRefused(
+            409, f"manifest {uri}: the registry holds no SHA-256 of it; it cannot be checked"
+        )
+    if digest(data) != sha256:
+        raise RestoreRefused(409, f"manifest {uri}: its bytes changed since the snapshot completed")
+    try:
+        manifest = json.loads(data)
         total = manifest.get("recorded_total")
+        listed = {str(p["node_id"]): p for p in manifest["parts"]}
         parts = {
-            str(p["node_id"]): RestorePart(
+            node_id: RestorePart(
                 snapshot_id,
-                str(p["node_id"]),
+                node_id,
                 str(p["part_uri"]),
                 str(p.get("sha256", "")),
-                int(p.get("balance", -1)),
-                int(p.get("in_flight", -1)),
+                _whole(p.get("balance")),
+                _whole(p.get("in_flight")),
             )
-            for p in listed
+            for node_id, p in listed.items()
         }
     except (OSError, StorageError, ValueError, KeyError, TypeError) as e:
         raise RestoreRefused(409, f"manifest {uri}: cannot be read ({e})") from None
     missing = [n for n in spec.ids if n not in parts]
     if missing:
         raise RestoreRefused(409, f"manifest {uri}: no part of {', '.join(missing)}")
-    unchecked = [n for n in spec.ids if not SHA256.match(parts[n].sha256)]
+    unchecked = [
+        n
+        for n in spec.ids
+        if not SHA256.match(parts[n].sha256) or min(parts[n].balance, parts[n].in_flight) < 0
+    ]
     if unchecked or not isinstance(total, int) or isinstance(total, bool):
         raise RestoreRefused(
             409,
-            f"manifest {uri}: no SHA-256 and total recorded for "
+            f"manifest {uri}: no SHA-256, balance and in-flight money recorded for "
             f"{', '.join(unchecked) or 'the snapshot'}; its parts cannot be checked",
         )
     held = sum(parts[n].balance + parts[n].in_flight for n in spec.ids)
@@ -109,6 +136,13 @@ def manifest_parts(spec: ClusterSpec, snapshot_id: str, uri: str) -> dict[str, R
             f"{'create' if total > spec.total_money else 'destroy'} money)",
         )
     return {n: parts[n] for n in spec.ids}
+
+
+def _whole(value: Any) -> int:
+    """A manifest's amount, or -1 for anything that is not a whole number at least 0."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return -1
 
 
 class Restores:
@@ -148,9 +182,9 @@ class Restores:
                 error="the controller stopped before every node was ready; nothing had changed",
                 finished_at=_now(),
             )
-        switching = self.registry.restores(SWITCHING)
-        self._supersede(switching[:-1], switching[-1]["epoch"] if switching else 0)
-        self.unfinished = switching[-1] if switching else None
+        decided = self.registry.restores(*UNFINISHED)
+        self._supersede(decided[:-1], decided[-1]["epoch"] if decided else 0)
+        self.unfinished = decided[-1] if decided else None
 
     def start(self) -> None:
         """Finish, in the background, a restore found decided but not finished."""
@@ -168,7 +202,7 @@ class Restores:
             because = f" ({self.unfinished_because})" if self.unfinished_because else ""
             return (
                 f"the restore of {row['snapshot_id']} (epoch {row['epoch']}) is not finished"
-                f"{because}; the controller finishes it as soon as every node answers"
+                f"{because}; the controller finishes it as soon as it can"
             )
         if self.lock.locked():
             return "a restore is running"
@@ -180,7 +214,8 @@ class Restores:
         every epoch logged); what each node holds after. :class:`RestoreRefused`."""
         sid = str(row["snapshot_id"])
         uri = str(row["checkpoint_manifest_uri"])
-        parts = await run_in_threadpool(manifest_parts, self.spec, sid, uri)
+        sha256 = await run_in_threadpool(self.registry.manifest_sha256, sid)
+        parts = await run_in_threadpool(manifest_parts, self.spec, sid, uri, sha256)
         folder_tag = secrets.token_hex(3)
         epoch = await run_in_threadpool(self._begin, sid, folder_tag, above)
         folder = _folder({"epoch": epoch, "log_folder": folder_tag})
@@ -192,11 +227,9 @@ class Restores:
         problems, unreachable = [], False
         for node, answer in zip(nodes, answers, strict=True):
             part = parts[node.id]
-            if isinstance(answer, NodeRefused):
-                problems.append(str(answer))
-            elif isinstance(answer, BaseException):
-                problems.append(f"{node.id}: {answer}")
-                unreachable = True
+            if isinstance(answer, BaseException):
+                problems.append(_named(node, answer))
+                unreachable = unreachable or not isinstance(answer, NodeRefused)
             elif (answer["balance"], answer["in_flight"]) != (part.balance, part.in_flight):
                 problems.append(
                     f"{node.id}'s part of {sid} ({part.uri}) holds {answer['balance']} and "
@@ -218,19 +251,24 @@ class Restores:
                 f"restore of {sid} refused, nothing changed (every node runs on as it was): "
                 f"{reason}",
             )
-        failed = await run_in_threadpool(self._decide, epoch, sid)
-        logged = {"epoch": epoch, "snapshot_id": sid, "log_folder": folder_tag}
+        await run_in_threadpool(self._decide, epoch, sid)
+        # decided: from here the restore is finished, by this call or the finisher
+        logged = {"epoch": epoch, "snapshot_id": sid, "log_folder": folder_tag, "status": SWITCHING}
         self.unfinished, self.unfinished_because = logged, ""
         try:
+            failed = await run_in_threadpool(self.on_decided, sid)
             restored = await self._switch(logged, parts)
-        except RestoreRefused as e:
-            self.unfinished_because = e.detail
+        except Exception as e:
+            detail = e.detail if isinstance(e, RestoreRefused) else f"{type(e).__name__}: {e}"
+            if self.unfinished is None:  # given up: a node lost what it was switched to
+                raise RestoreRefused(503, f"restore of {sid} (epoch {epoch}): {detail}") from None
+            self.unfinished_because = detail
             self.start()
             raise RestoreRefused(
                 503,
                 f"restore of {sid} (epoch {epoch}) was decided, every node ready, but is not "
-                f"finished: {e.detail}; the controller finishes it as soon as those nodes "
-                "answer (no snapshot is triggered meanwhile)",
+                f"finished: {detail}; the controller finishes it as soon as it can (no "
+                "snapshot is triggered meanwhile)",
             ) from None
         return {"epoch": epoch, "log_folder": folder, "nodes": restored, "failed": failed}
 
@@ -247,19 +285,23 @@ class Restores:
                     raise
         raise AssertionError("unreachable")
 
-    def _decide(self, epoch: int, snapshot_id: str) -> list[str]:
-        self.registry.set_restore(epoch, SWITCHING, only_from=(PREPARING,))
+    def _decide(self, epoch: int, snapshot_id: str) -> None:
+        if not self.registry.set_restore(epoch, SWITCHING, only_from=(PREPARING,)):
+            raise RestoreRefused(
+                409,
+                f"restore of {snapshot_id}: epoch {epoch} was aborted meanwhile (by another "
+                "controller starting on this registry); nothing changed: restore again",
+            )
         self._supersede(
-            [r for r in self.registry.restores(SWITCHING) if r["epoch"] != epoch], epoch
+            [r for r in self.registry.restores(*UNFINISHED) if r["epoch"] != epoch], epoch
         )
-        return self.on_decided(snapshot_id)
 
     def _supersede(self, rows: Sequence[dict[str, Any]], epoch: int) -> None:
         for row in rows:
             self.registry.set_restore(
                 row["epoch"],
                 ABORTED,
-                only_from=(SWITCHING,),
+                only_from=UNFINISHED,
                 error=f"replaced by the restore of epoch {epoch} before it finished",
                 finished_at=_now(),
             )
@@ -267,33 +309,64 @@ class Restores:
     async def _switch(
         self, logged: dict[str, Any], parts: dict[str, RestorePart]
     ) -> list[dict[str, Any]]:
-        """Every node to the logged restore's epoch, then every node running; the log
-        then says DONE. :class:`RestoreRefused` naming the nodes that did not."""
+        """Every node to the logged restore's epoch (the log then says RESUMING), then
+        every node running (DONE); what each node holds. :class:`RestoreRefused` naming
+        the nodes that did not: tried again later, unless a node lost what it had been
+        switched to (the restore is then given up, ABORTED, and the cluster awaits
+        another)."""
         epoch, folder = int(logged["epoch"]), _folder(logged)
         nodes = [self.spec.node(n) for n in self.spec.ids]
-        answers = await asyncio.gather(
-            *(self.calls.restore(n, parts[n.id], epoch, folder) for n in nodes),
-            return_exceptions=True,
-        )
-        errors = _failures(nodes, answers)
-        if errors:
-            raise RestoreRefused(503, f"not switched: {'; '.join(errors)}")
+        answers: list[Any] = []
+        if logged["status"] == SWITCHING:
+            answers = await asyncio.gather(
+                *(self.calls.restore(n, parts[n.id], epoch, folder) for n in nodes),
+                return_exceptions=True,
+            )
+            errors = _failures(nodes, answers)
+            if errors:
+                raise RestoreRefused(503, f"not switched: {'; '.join(errors)}")
+            await run_in_threadpool(
+                self.registry.set_restore, epoch, RESUMING, only_from=(SWITCHING,)
+            )
+            logged["status"] = RESUMING
         resumed = await asyncio.gather(
             *(self.calls.resume(n, epoch) for n in nodes), return_exceptions=True
         )
+        lost = [n.id for n, a in zip(nodes, resumed, strict=True) if isinstance(a, NodeRefused)]
+        if lost:
+            # a node not in the epoch any more was restarted after its switch, holding
+            # nothing; switching it alone again would restore it to a state the others
+            # have left: the restore is over, and the cluster awaits a new one
+            reason = (
+                f"{', '.join(lost)} restarted after switching to epoch {epoch}, holding "
+                "nothing: restore the cluster again"
+            )
+            await run_in_threadpool(
+                self.registry.set_restore,
+                epoch,
+                ABORTED,
+                only_from=(RESUMING,),
+                error=reason,
+                finished_at=_now(),
+            )
+            self._finished(epoch)
+            raise RestoreRefused(503, reason)
         errors = _failures(nodes, resumed)
         if errors:
             raise RestoreRefused(503, f"switched, not resumed: {'; '.join(errors)}")
         await run_in_threadpool(
-            self.registry.set_restore, epoch, DONE, only_from=(SWITCHING,), finished_at=_now()
+            self.registry.set_restore, epoch, DONE, only_from=(RESUMING,), finished_at=_now()
         )
-        if self.unfinished is not None and self.unfinished["epoch"] == epoch:
-            self.unfinished, self.unfinished_because = None, ""
+        self._finished(epoch)
         return [
             {"node_id": n.id, "balance": int(a["balance"]), "reinjected": int(a["reinjected"])}
             for n, a in zip(nodes, answers, strict=True)
             if isinstance(a, dict)
         ]
+
+    def _finished(self, epoch: int) -> None:
+        if self.unfinished is not None and self.unfinished["epoch"] == epoch:
+            self.unfinished, self.unfinished_because = None, ""
 
     async def _finish_unfinished(self) -> None:
         while self.unfinished is not None:
@@ -302,10 +375,14 @@ class Restores:
                 if logged is None:
                     return
                 try:
-                    row = await run_in_threadpool(self.registry.get, logged["snapshot_id"])
+                    sid = logged["snapshot_id"]
+                    row = await run_in_threadpool(self.registry.get, sid)
                     uri = "" if row is None else str(row["checkpoint_manifest_uri"])
-                    parts = await run_in_threadpool(
-                        manifest_parts, self.spec, logged["snapshot_id"], uri
+                    sha256 = await run_in_threadpool(self.registry.manifest_sha256, sid)
+                    parts = (
+                        await run_in_threadpool(manifest_parts, self.spec, sid, uri, sha256)
+                        if logged["status"] == SWITCHING
+                        else {}  # every node switched: they are only resumed
                     )
                     await self._switch(logged, parts)
                     log.info("restore of epoch %s finished", logged["epoch"])
@@ -318,12 +395,14 @@ class Restores:
 
 
 def _failures(nodes: Sequence[NodeSpec], answers: Sequence[Any]) -> list[str]:
-    """``node: what went wrong`` for each node whose call failed."""
-    return [
-        str(a) if isinstance(a, NodeRefused) else f"{n.id}: {a}"
-        for n, a in zip(nodes, answers, strict=True)
-        if isinstance(a, BaseException)
-    ]
+    """What went wrong, naming the node, for each node whose call failed."""
+    failed = zip(nodes, answers, strict=True)
+    return [_named(n, a) for n, a in failed if isinstance(a, BaseException)]
+
+
+def _named(node: NodeSpec, error: BaseException) -> str:
+    said = str(error) or type(error).__name__
+    return said if said.startswith(f"{node.id}'s ") else f"{node.id}: {said}"
 
 
 def _folder(logged: dict[str, Any]) -> str:

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from dataclasses import dataclass
 
 from ..model import Network
 from .keyed_state import ChunkError, KeyedState, merge_chunks, table_from_json
 from .parts import CheckedPart, PartError, check_part, digest
 from .storage import StorageError, read
+
+#: a SHA-256 as a manifest writes it
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class RestoreError(ValueError):
@@ -48,7 +52,7 @@ async def prepare_restore(
 ) -> PreparedRestore:
     """Node ``me``'s part of ``snapshot_id`` at ``part_uri``, read and checked (see the
     module docstring); :class:`RestoreError` naming the part and what is wrong."""
-    if len(part_sha256) != 64:
+    if not SHA256.match(part_sha256):
         raise RestoreError(
             f"part_sha256: the part's SHA-256 from the manifest (64 hex digits) expected, "
             f"got {part_sha256!r}"

@@ -55,6 +55,18 @@ def test_every_route_refuses_a_call_without_the_token_or_with_another(
         assert lab.registry_state() == (), "a refused call changed nothing"
 
 
+def test_a_call_without_the_token_is_refused_before_its_body_is_read(tmp_path: Path) -> None:
+    with running(tmp_path, token=TOKEN) as lab:
+        for path in ("/v1/snapshots/trigger", "/internal/v1/heartbeats"):
+            # a body the controller would answer 422 for, had it read it
+            junk = lab.client.post(path, content=b"{not json" + b" " * 1_000_000)
+            assert junk.status_code == 401, junk.text
+            other = lab.client.post(path, content=b"{not json", headers=bearer(TOKEN[::-1]))
+            assert other.status_code == 403, other.text
+            lowercase = lab.client.post(path, json={}, headers={"authorization": f"bearer {TOKEN}"})
+            assert lowercase.status_code == 422  # the scheme's case does not matter
+
+
 def test_the_token_opens_every_route_and_the_docs_stay_readable(tmp_path: Path) -> None:
     with running(tmp_path, token=TOKEN) as lab:
         listed = lab.client.get("/v1/snapshots", headers=bearer(TOKEN))

@@ -34,11 +34,19 @@ pytest.importorskip("httpx", reason="FastAPI's test client needs httpx (the dev 
 pytest.importorskip("sqlalchemy", reason="the registry needs sqlalchemy (the live extra)")
 
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from snapshotlib.live import controller as controller_module
 from snapshotlib.live.controller import create_app
 from snapshotlib.live.node_calls import NodeRefused
-from snapshotlib.live.registry import FINAL, STATUSES, AlreadyRegistered, Registry, RegistryError
+from snapshotlib.live.registry import (
+    FINAL,
+    STATUSES,
+    AlreadyRegistered,
+    Registry,
+    RegistryError,
+    manifests_table,
+)
 from snapshotlib.live.restore import RestorePart
 from snapshotlib.live.spec import ClusterSpec, NodeSpec, topology
 from snapshotlib.live.storage import (
@@ -913,8 +921,11 @@ class FakeNodes:
     refuse_prepare: str | None = None
     #: what a node's prepare says its part holds, where it differs from the manifest
     holds: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: nodes that do not answer the switch (the second phase)
+    #: nodes that do not answer the switch (the second phase), or the resume after it
     unreachable_switch: set[str] = field(default_factory=set)
+    unreachable_resume: set[str] = field(default_factory=set)
+    #: nodes restarted (holding nothing) after they switched
+    restarted: set[str] = field(default_factory=set)
     restore_delay_s: float = 0.0
 
     async def cleanup(self, node: NodeSpec, snapshot_id: str, reason: str) -> dict[str, Any]:
@@ -940,6 +951,10 @@ class FakeNodes:
 
     async def resume(self, node: NodeSpec, epoch: int) -> None:
         self.calls.append(("resume", node.id, epoch))
+        if node.id in self.unreachable_resume:
+            raise RuntimeError("unreachable")
+        if node.id in self.restarted:
+            raise NodeRefused(f"epoch: {node.id} is in epoch -1, not {epoch}")
 
     async def crash(self, node: NodeSpec) -> None:
         self.calls.append(("crash", node.id))
@@ -1157,6 +1172,13 @@ def ready(lab: Lab) -> None:
         lab.client.post("/internal/v1/heartbeats", json=beat(n))
 
 
+def restore_the_latest(lab: Lab) -> Any:
+    """Complete a snapshot, have every node heard from, and restore it: the answer."""
+    complete(lab, lab.started("P1"))
+    ready(lab)
+    return lab.client.post("/v1/snapshots/latest/restore")
+
+
 def restore_log(lab: Lab) -> list[tuple[str, str | None]]:
     """The registry's restore log, read through a registry of its own: (status, error)."""
     registry = Registry(lab.db_url)
@@ -1210,11 +1232,12 @@ def test_a_restore_any_node_is_not_ready_for_changes_nothing(
     [
         (
             lambda m: m["parts"][1].pop("sha256"),
-            "no SHA-256 and total recorded for P2; its parts cannot be checked",
+            "no SHA-256, balance and in-flight money recorded for P2; its parts cannot be checked",
         ),
         (
             lambda m: m.pop("recorded_total"),
-            "no SHA-256 and total recorded for the snapshot; its parts cannot be checked",
+            "no SHA-256, balance and in-flight money recorded for the snapshot; "
+            "its parts cannot be checked",
         ),
         (lambda m: m["parts"][0].update(balance=1500), "its parts hold 3500, its total says 3000"),
         (lambda m: m["parts"].pop(), "no part of P3"),
@@ -1233,9 +1256,35 @@ def test_a_manifest_that_cannot_be_checked_is_refused_before_any_node_is_asked(
         manifest = json.loads(path.read_text())
         change(manifest)
         path.write_text(json.dumps(manifest))
+        # as if the controller had written it so (the registry holds the manifest's hash)
+        registry = Registry(lab.db_url)
+        with registry.engine.begin() as conn:
+            conn.execute(
+                update(manifests_table).values(sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+            )
+        registry.close()
         answer = lab.client.post("/v1/snapshots/latest/restore")
         assert answer.status_code == 409
         assert answer.json()["detail"] == f"manifest {path.as_uri()}: {expected}"
+        assert nodes.calls == [] and restore_log(lab) == []
+
+
+def test_a_manifest_changed_since_its_snapshot_completed_is_refused(tmp_path: Path) -> None:
+    nodes = FakeNodes()
+    with running(tmp_path, **nodes.kw()) as lab:
+        done = complete(lab, lab.started("P1"))
+        ready(lab)
+        path = lab.storage / f"{done['snapshot_id']}.json"
+        manifest = json.loads(path.read_text())
+        manifest["parts"][0]["balance"] -= 500  # and 500 on P2: the same total
+        manifest["parts"][1]["balance"] += 500
+        path.unlink()  # written once: a writer with the folder's rights replaces it
+        path.write_text(json.dumps(manifest))
+        answer = lab.client.post("/v1/snapshots/latest/restore")
+        assert answer.status_code == 409
+        assert answer.json()["detail"] == (
+            f"manifest {path.as_uri()}: its bytes changed since the snapshot completed"
+        )
         assert nodes.calls == [] and restore_log(lab) == []
 
 
@@ -1325,12 +1374,56 @@ def test_a_restore_decided_is_finished_even_by_the_next_controller(tmp_path: Pat
 def test_a_restore_decided_is_finished_once_the_node_answers(tmp_path: Path) -> None:
     nodes = FakeNodes(unreachable_switch={"P3"})
     with running(tmp_path, **nodes.kw()) as lab:
-        complete(lab, lab.started("P1"))
-        ready(lab)
-        assert lab.client.post("/v1/snapshots/latest/restore").status_code == 503
+        assert restore_the_latest(lab).status_code == 503
         nodes.unreachable_switch.clear()
         wait_for(lambda: restore_log(lab) == [("DONE", None)])
         assert lab.trigger("P1").status_code == 202
+
+
+def test_a_node_that_switched_and_is_not_resumed_yet_is_only_resumed_later(
+    tmp_path: Path,
+) -> None:
+    nodes = FakeNodes(unreachable_resume={"P3"})
+    with running(tmp_path, **nodes.kw()) as lab:
+        answer = restore_the_latest(lab)
+        assert answer.status_code == 503 and "switched, not resumed: P3: " in answer.text
+        assert restore_log(lab) == [("RESUMING", None)]
+        nodes.unreachable_resume.clear()
+        wait_for(lambda: restore_log(lab) == [("DONE", None)])
+        # every node switched once: a switched node is never switched again
+        assert [c[1] for c in nodes.calls if c[0] == "restore"] == ["P1", "P2", "P3"]
+
+
+def test_a_node_restarted_after_it_switched_ends_the_restore(tmp_path: Path) -> None:
+    nodes = FakeNodes(restarted={"P2"})
+    with running(tmp_path, **nodes.kw()) as lab:
+        answer = restore_the_latest(lab)
+        assert answer.status_code == 503
+        reason = (
+            "P2 restarted after switching to epoch 1, holding nothing: restore the cluster again"
+        )
+        assert answer.json()["detail"].endswith(reason)
+        assert restore_log(lab) == [("ABORTED", reason)]
+        # not finished in the background: the cluster needs a new restore, which works
+        nodes.restarted.clear()
+        assert lab.client.post("/v1/snapshots/latest/restore").json()["epoch"] == 2
+
+
+def test_a_new_restore_replaces_one_not_finished(tmp_path: Path) -> None:
+    nodes = FakeNodes(unreachable_switch={"P2"})
+    with running(tmp_path, **nodes.kw()) as lab:
+        assert restore_the_latest(lab).status_code == 503
+        # the owner restores again (the finisher, trying meanwhile, is waited for)
+        again = lab.client.post("/v1/snapshots/latest/restore")
+        assert again.status_code == 503, again.text
+        assert "(epoch 2) was decided" in again.json()["detail"]
+        assert restore_log(lab) == [
+            ("ABORTED", "replaced by the restore of epoch 2 before it finished"),
+            ("SWITCHING", None),
+        ]
+        nodes.unreachable_switch.clear()
+        wait_for(lambda: restore_log(lab)[-1] == ("DONE", None))
+        assert {c[2] for c in nodes.calls if c[0] == "resume"} == {2}  # epoch 1 never runs
 
 
 def test_a_restore_left_preparing_by_a_controller_that_stopped_is_aborted(

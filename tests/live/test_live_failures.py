@@ -12,6 +12,7 @@ snapshots it left open. Times are wall-clock backstops, never limits on the work
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -29,6 +30,8 @@ require_live()
 from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
 from snapshotlib.live.keyed_state import table_from_json  # noqa: E402
 from snapshotlib.live.registry import DONE, PREPARING, SWITCHING, Registry  # noqa: E402
+from snapshotlib.live.restore import manifest_parts  # noqa: E402
+from snapshotlib.live.rpc import restore_over_grpc  # noqa: E402
 from snapshotlib.live.storage import read  # noqa: E402
 from snapshotlib.live.throttled_store import ThrottledStore  # noqa: E402
 
@@ -300,8 +303,11 @@ def test_a_tampered_part_is_refused_before_any_node_changes(
         assert cluster.check(after).recorded_total == 3000
 
 
+@pytest.mark.parametrize(
+    "switched", [(), ("P1", "P2")], ids=["before-any-switch", "after-two-switched"]
+)
 def test_a_controller_killed_after_deciding_a_restore_is_restarted_and_finishes_it(
-    tmp_path: Path,
+    tmp_path: Path, switched: tuple[str, ...]
 ) -> None:
     with LiveCluster(3, rate=80.0, workdir=tmp_path, **STEADY) as cluster:
         sid = cluster.trigger("P1")
@@ -309,11 +315,28 @@ def test_a_controller_killed_after_deciding_a_restore_is_restarted_and_finishes_
         os.killpg(cluster.pids["controller"], signal.SIGKILL)
         eventually(lambda: ("controller", -signal.SIGKILL) in cluster.restarts, "a restart")
         # what the registry holds when a controller dies right after its decision (every
-        # node was ready) and before any node switched
+        # node was ready), and what the nodes it had switched do: wait, paused, in the new
+        # epoch, while the others run on in the old one
         registry = Registry(cluster.registry)
         epoch = registry.begin_restore(sid, "abc123", started_at="2026-11-29T00:00:00Z")
         registry.set_restore(epoch, SWITCHING, only_from=(PREPARING,))
+        manifest_uri = registry.get(sid)["checkpoint_manifest_uri"]  # type: ignore[index]
+        assert cluster.spec is not None
+        parts = manifest_parts(cluster.spec, sid, manifest_uri, registry.manifest_sha256(sid))
         registry.close()
+        for node in switched:
+            asyncio.run(
+                restore_over_grpc(
+                    cluster.spec.node(node),
+                    parts[node],
+                    epoch,
+                    f"epoch-{epoch:03d}-abc123",
+                    token=cluster.token,
+                )
+            )
+        if switched:
+            epochs = {n: h and h["epoch"] for n, h in cluster.health().items()}
+            assert epochs == {"P1": epoch, "P2": epoch, "P3": 0}  # asked of the nodes
         # the supervisor's restart comes up, reads the log and finishes the restore:
         # every node in that epoch, running
         os.killpg(cluster.pids["controller"], signal.SIGKILL)

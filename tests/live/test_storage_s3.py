@@ -377,7 +377,7 @@ def test_a_store_that_cannot_be_reached_fails_the_snapshot_naming_the_uri(
     # the controller reads each part back before it writes the manifest: the first part
     # it cannot read fails the snapshot
     part = f"s3://{missing}/run/{sid}.P1.json"
-    assert status["error"].startswith(f"part: {part}: could not read: NoSuchBucket")
+    assert status["error"].startswith(f"part: P1's part of {sid}: {part}: could not read: ")
 
 
 # ------------------------------------------------------- a live cluster on S3

@@ -7,7 +7,7 @@ its time ``t`` in milliseconds and one of:
 * ``"trigger": ID`` (and ``"node"``, the initiator): the snapshot is registered;
 * ``"part": ID, "node": NODE, "ok": BOOL``: NODE reported its part (written, or failed);
 * ``"left": NODE`` / ``"joined": NODE``: the membership changed;
-* ``"restore": ID``: a restore from snapshot ID began;
+* ``"restore": ID``: a restore from snapshot ID was decided (every node ready);
 * ``"start_failed": ID``: the initiating node could not be asked to start it;
 * ``"controller_started": True``: a controller (re)started on the registry;
 * ``"end": True``: the journal stops here (always last; added when it was read).
