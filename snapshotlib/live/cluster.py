@@ -121,6 +121,9 @@ class LiveCluster:
         when it is outside ``workdir``), ``http://`` ones on the
         ``host:port`` endpoints and ``s3://`` ones in the buckets listed (the default
         storage's is always allowed).
+    retain
+        Keep the last this many completed snapshots and prune the older ones
+        (:mod:`.retention`); None (the default) keeps every one.
     """
 
     def __init__(
@@ -147,6 +150,7 @@ class LiveCluster:
         storage_root: str | Path | None = None,
         allow_endpoints: tuple[str, ...] = (),
         allow_buckets: tuple[str, ...] = (),
+        retain: int | None = None,
     ) -> None:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
         self.host = host
@@ -167,6 +171,7 @@ class LiveCluster:
         self.upload_jitter_ms = upload_jitter_ms
         self.allow_endpoints = tuple(allow_endpoints)
         self.allow_buckets = tuple(allow_buckets)
+        self.retain = retain
         #: processes the supervisor started again: (name, exit status it had)
         self.restarts: list[tuple[str, int]] = []
         self._commands: dict[str, tuple[str, list[str]]] = {}
@@ -298,6 +303,7 @@ class LiveCluster:
                 str(self.storage_root),
                 *(f"--allow-endpoint={e}" for e in self.allow_endpoints),
                 *(f"--allow-bucket={b}" for b in self.allow_buckets),
+                *(() if self.retain is None else (f"--retain={self.retain}",)),
                 "--journal",
                 str(self.workdir / "journal.jsonl"),
                 *secret,

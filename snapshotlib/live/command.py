@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hub
+from .serve import at_least_one
 from .spec import MARKER_MODES
 from .up_record import read_record, record_file, write_record
 
@@ -105,6 +106,13 @@ def add_live_commands(sub: Any) -> None:
         default=[],
         metavar="BUCKET",
         help="an s3:// bucket a trigger may target (repeatable; --storage's always may)",
+    )
+    p.add_argument(
+        "--retain",
+        type=at_least_one,
+        metavar="N",
+        help="keep the last N completed snapshots and prune older parts, chunks and rows "
+        "(default: keep every one)",
     )
     p.add_argument(
         "--state-keys", type=int, default=1, help="accounts each node's money is kept in (1)"
@@ -233,6 +241,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             storage_root=args.storage_root,
             allow_endpoints=tuple(args.allow_endpoint),
             allow_buckets=tuple(args.allow_bucket),
+            retain=args.retain,
             markers=args.markers,
             marker_delay_ms=args.marker_delay_ms,
             ttl_ms=args.ttl_ms,

@@ -66,6 +66,7 @@ from .registry import (
     Registry,
 )
 from .restore import RestoreRefused, Restores
+from .retention import prune
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
 from .storage_policy import StoragePolicy
@@ -271,6 +272,7 @@ def create_app(
     journal: str | Path | None = None,
     token: str | None = None,
     storage_policy: StoragePolicy | None = None,
+    retain: int | None = None,
 ) -> FastAPI:
     """The controller of the cluster ``spec``.
 
@@ -284,7 +286,8 @@ def create_app(
     (:mod:`.api_token`; the served controller always has one); None, as in tests that
     call the app in-process, takes every call. ``storage_policy``: where a trigger's
     ``target_storage_uri`` may point (:mod:`.storage_policy`; the served controller
-    always has one); None takes any.
+    always has one); None takes any. ``retain``: keep the last this many completed
+    snapshots and prune the older ones (:mod:`.retention`); None keeps every one.
     """
     try:
         default_location = parse_storage_uri(storage_uri)
@@ -305,7 +308,9 @@ def create_app(
     calls = NodeCalls(
         cleanup=cleanup, prepare=prepare, restore=restore, resume=resume, crash=crash, token=token
     )
-    controller = _Controller(spec, Registry(registry_url), Journal(journal))
+    if retain is not None and retain < 1:
+        raise ValueError(f"retain: at least 1 completed snapshot to keep, got {retain}")
+    controller = _Controller(spec, Registry(registry_url), Journal(journal), retain)
     controller.journal.write({"controller_started": True})
     orphans = controller.resolve_orphans()
     restores = Restores(spec, controller.registry, calls, controller.restore_decided)
@@ -563,8 +568,11 @@ class _Controller:
     the locks are thread locks for that reason, and no ``await`` happens while one is held.
     """
 
-    def __init__(self, spec: ClusterSpec, registry: Registry, journal: Journal) -> None:
+    def __init__(
+        self, spec: ClusterSpec, registry: Registry, journal: Journal, retain: int | None
+    ) -> None:
         self.spec = spec
+        self.retain = retain
         self.registry = registry
         self.journal = journal
         self.network = spec.network()
@@ -808,6 +816,10 @@ class _Controller:
             nodes_failed=0,
             checkpoint_manifest_uri=manifest_uri,
         )
+        if self.retain is not None:
+            pruned = prune(self.registry, self.retain)
+            for error in pruned.errors:
+                log.warning("pruning: %s", error)
 
     def _fail_complete(self, snapshot_id: str, error: str) -> None:
         """Every part was in, but the snapshot cannot complete: FAILED, saying why."""

@@ -440,6 +440,27 @@ class Registry:
             found = conn.execute(query).scalar()
         return None if found is None else str(found)
 
+    def forget(self, snapshot_id: str) -> bool:
+        """Delete a snapshot's rows (its parts, manifest hash and finished restores
+        included) in one transaction; ``False`` (nothing deleted) while a restore of it
+        is unfinished."""
+        with self._engine.begin() as conn:
+            restores = restores_table.c
+            unfinished = conn.execute(
+                select(restores.epoch).where(
+                    restores.snapshot_id == snapshot_id,
+                    restores.status.in_((PREPARING, SWITCHING, RESUMING)),
+                )
+            ).first()
+            if unfinished is not None:
+                return False
+            for table in (parts_table, manifests_table, restores_table):
+                conn.execute(table.delete().where(table.c.snapshot_id == snapshot_id))
+            conn.execute(
+                snapshots_table.delete().where(snapshots_table.c.snapshot_id == snapshot_id)
+            )
+        return True
+
     # ----------------------------------------------------------------- restores
     def begin_restore(
         self, snapshot_id: str, log_folder: str, *, started_at: str, above: int = 0

@@ -80,6 +80,15 @@ def get(location: StorageLocation, name: str) -> bytes:
     return data
 
 
+def delete(location: StorageLocation, name: str) -> None:
+    """Delete object ``name`` in ``location`` (an ``s3`` one); one not there is gone."""
+    uri, key = location.object_uri(name), location.object_key(name)
+    try:
+        client().delete_object(Bucket=location.bucket, Key=key)
+    except (BotoCoreError, ClientError, ValueError) as e:
+        raise StorageError(f"{uri}: could not delete: {_reason(e)}") from e
+
+
 def _reason(error: Exception) -> str:
     """What went wrong, in the server's words where it answered (``NoSuchBucket: ...``).
 

@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         "--allow-endpoint", action="append", default=[], help="an http:// target's host:port"
     )
     parser.add_argument("--allow-bucket", action="append", default=[], help="an s3:// bucket")
+    parser.add_argument(
+        "--retain", type=at_least_one, help="keep the last N completed snapshots (all if unset)"
+    )
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -81,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             journal=args.journal,
             token=token,
             storage_policy=policy,
+            retain=args.retain,
         )
     except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
         print(f"snapshotlib live controller: {e}", file=sys.stderr)
@@ -92,6 +96,17 @@ def main(argv: list[str] | None = None) -> int:
         app, host=address.hostname, port=address.port, log_level="warning", root_path=root_path
     )
     return 0
+
+
+def at_least_one(text: str) -> int:
+    """An option's whole number, at least 1 (``--retain``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a whole number at least 1 expected, got {text!r}")
+    return value
 
 
 if __name__ == "__main__":

@@ -426,6 +426,40 @@ def read(uri: str) -> bytes:
         raise StorageError(f"{uri}: could not read: {e.strerror or e}") from e
 
 
+def delete(uri: str) -> None:
+    """Delete the object at ``uri`` (a URI as :func:`write_durable` returns); one that
+    is not there is gone already. :class:`StorageError` naming the URI otherwise."""
+    folder, _, name = uri.rpartition("/")
+    scheme = urlsplit(uri).scheme.lower()
+    try:
+        location = parse_storage_uri(folder + "/")
+        location.object_key(name)
+    except StorageError as e:
+        raise StorageError(f"uri: cannot delete {uri!r}: {e}") from None
+    if scheme == "s3":
+        from . import s3
+
+        s3.delete(location, name)
+        return
+    if scheme == "http":
+        request = urllib.request.Request(uri, method="DELETE")
+        try:
+            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_S):
+                return
+        except urllib.error.HTTPError as e:
+            if e.code == 404:
+                return
+            raise StorageError(f"{uri}: could not delete: {e.code} {e.reason}") from None
+        except OSError as e:
+            raise StorageError(f"{uri}: could not delete: {e}") from e
+    try:
+        os.unlink(unquote(urlsplit(uri).path))
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise StorageError(f"{uri}: could not delete: {e.strerror or e}") from e
+
+
 def _put_http(uri: str, data: bytes, *, once: bool = False) -> str:
     """One PUT of ``data`` to ``uri``; a "503 Slow Down" is tried again (see the module
     docstring), and still refused after :data:`HTTP_TRIES` tries, it fails. With

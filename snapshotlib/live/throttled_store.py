@@ -205,6 +205,14 @@ def _handler(store: ThrottledStore) -> type[BaseHTTPRequestHandler]:
             else:
                 self._answer(500, b"<Error><Code>InternalError</Code></Error>")
 
+        def do_DELETE(self) -> None:
+            path = store.path_of(self.path)
+            if path is None:
+                self._answer(404, b"<Error><Code>NoSuchKey</Code></Error>")
+                return
+            path.unlink(missing_ok=True)  # as S3: deleting what is not there succeeds
+            self._answer(204, b"")
+
         def do_GET(self) -> None:
             if self.path == "/_stats":
                 self._answer(200, json.dumps(store.stats()).encode(), "application/json")

@@ -405,6 +405,27 @@ def test_incremental_snapshots_write_only_what_changed_and_restore_exactly(
         assert cluster.status(after)["total_size_bytes"] < sizes[full]
 
 
+def test_retain_keeps_the_last_snapshots_and_what_their_chain_refers_to(
+    tmp_path: Path,
+) -> None:
+    with LiveCluster(
+        3, rate=20.0, workdir=tmp_path, state_keys=30, chunk_keys=1, retain=2
+    ) as cluster:
+        ids = [cluster.trigger("P1", "full")]
+        completed(cluster, ids[0])
+        for _ in range(3):
+            ids.append(cluster.trigger("P2", "incremental"))
+            completed(cluster, ids[-1])
+        listed = cluster.request("GET", "/v1/snapshots")["snapshots"]
+        assert [s["snapshot_id"] for s in listed] == ids[-2:]
+        folder = tmp_path / "checkpoints"
+        names = {p.name for p in folder.iterdir()}
+        assert not [n for n in names if n.startswith((ids[0], ids[1]))]
+        # the full snapshot's parts are gone, but the chunks the last incrementals still
+        # refer to are not: the newest restores exactly, every chunk hash-checked
+        assert cluster.restore(ids[-1])["total_money"] == 3000
+
+
 def test_parts_go_to_a_rate_limited_store_with_jittered_uploads(
     tmp_path: Path,
 ) -> None:

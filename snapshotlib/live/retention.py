@@ -1,0 +1,96 @@
+"""Retained checkpoints: the controller keeps the last N completed snapshots and prunes
+the older ones, as Flink keeps its last ``state.checkpoints.num-retained``.
+
+After a snapshot completes, with ``retain`` set (``live up --retain N``), every snapshot
+older than the N newest COMPLETED ones (FAILED ones too) goes: its manifest, its parts,
+the chunks no retained snapshot's part refers to (an incremental one refers back to
+chunks older snapshots wrote: those stay while it does), and its registry rows. Nothing
+is pruned while a snapshot is open or a restore unfinished: an incremental in progress
+may build on chunks only an older snapshot still lists. An object that cannot be
+deleted keeps its snapshot's rows, so the next pruning tries again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .keyed_state import table_from_json
+from .registry import COMPLETED, IN_PROGRESS, INITIATED, PREPARING, RESUMING, SWITCHING, Registry
+from .storage import StorageError, delete, read
+
+#: what reading a part's chunk table can raise (a part that is not one)
+UNREADABLE = (StorageError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError)
+
+
+@dataclass
+class Pruned:
+    """What one pruning did."""
+
+    snapshots: list[str] = field(default_factory=list)
+    objects: int = 0
+    #: objects that could not be deleted (their snapshots stay registered)
+    errors: list[str] = field(default_factory=list)
+
+
+def prune(registry: Registry, retain: int) -> Pruned:
+    """Prune every snapshot older than the ``retain`` newest COMPLETED ones (see the
+    module docstring)."""
+    done = Pruned()
+    snapshots = registry.list()
+    if any(s["status"] in (INITIATED, IN_PROGRESS) for s in snapshots):
+        return done
+    if registry.restores(PREPARING, SWITCHING, RESUMING):
+        return done
+    completed = [s for s in snapshots if s["status"] == COMPLETED]
+    if len(completed) <= retain:
+        return done
+    oldest_kept = completed[-retain]["number"] if retain else None
+    kept = [s for s in snapshots if oldest_kept is not None and s["number"] >= oldest_kept]
+    older = [s for s in snapshots if s not in kept]
+    still_used = set()
+    try:
+        for row in kept:
+            still_used |= _objects_of(registry, row, strict=True)
+    except UNREADABLE as e:
+        # what a retained snapshot refers to is not known: nothing may go
+        done.errors.append(f"a retained part cannot be read, nothing pruned: {e}")
+        return done
+    for row in older:
+        objects = _objects_of(registry, row, strict=False) - still_used
+        failed = []
+        for uri in sorted(objects):
+            try:
+                delete(uri)
+                done.objects += 1
+            except StorageError as e:
+                failed.append(str(e))
+        if failed:
+            done.errors += failed
+        elif registry.forget(row["snapshot_id"]):
+            done.snapshots.append(row["snapshot_id"])
+    return done
+
+
+def _objects_of(registry: Registry, row: dict[str, Any], *, strict: bool) -> set[str]:
+    """Every stored object of a snapshot: its manifest, its parts, their chunks (with
+    ``strict``, a part that cannot be read raises; else its chunks are left alone)."""
+    sid = str(row["snapshot_id"])
+    found = {str(row["checkpoint_manifest_uri"])} if row["checkpoint_manifest_uri"] else set()
+    for part in registry.parts(sid):
+        if part["ok"] and part["part_uri"]:
+            found.add(str(part["part_uri"]))
+            try:
+                found |= set(_chunks_of(str(part["part_uri"]), str(part["node_id"])))
+            except UNREADABLE:
+                if strict:
+                    raise
+    return found
+
+
+def _chunks_of(part_uri: str, node_id: str) -> Iterable[str]:
+    """The chunk URIs a part lists."""
+    state = json.loads(read(part_uri)).get("state") or {}
+    return [uri for _, uri in table_from_json(node_id, state).values()]
