@@ -42,7 +42,6 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextlib
-import http.client
 import json
 import os
 import random
@@ -51,10 +50,7 @@ import secrets
 import signal
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -63,14 +59,26 @@ import grpc
 from ..algorithms.base import SnapshotError
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
-from .api_token import TokenError, bearer, read_token
+from .api_token import TokenError, read_token
+from .controller_client import ControllerClient
 from .host import NodeHost
-from .keyed_state import KeyedState, changed, chunk_name, chunks, table_to_json
+from .keyed_state import KeyedState
 from .lifetime import exit_with_parent
+from .node_services import (
+    BASE_KEY,
+    CLOCK_KEY,
+    EPOCH_KEY,
+    STORAGE_KEY,
+    TYPE_KEY,
+    ChannelService,
+    ControlService,
+    MarkerService,
+)
+from .part_writer import Target, write_part
 from .restore_part import PreparedRestore, RestoreError, prepare_restore
 from .rpc import RequireToken, protos, services, token_metadata
 from .spec import ClusterSpec, SpecError
-from .storage import StorageError, parse_storage_uri, write_durable
+from .storage import StorageError, parse_storage_uri
 
 #: the largest transfer, as a share of the initial balance (of one account's, with several)
 MAX_SHARE = 0.05
@@ -84,12 +92,6 @@ MAX_BACKLOG = 32
 #: its neighbours listen would keep its streams down for seconds, and then a marker on
 #: a fresh out-of-band connection overtakes everything queued on them
 LINK_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 1000))
-#: call metadata of an out-of-band marker: the sender's vector clock, where parts go
-CLOCK_KEY = "x-snapshotlib-clock"
-STORAGE_KEY = "x-snapshotlib-target-storage-uri-bin"  # "-bin": any bytes, not only ASCII
-EPOCH_KEY = "x-snapshotlib-epoch"
-TYPE_KEY = "x-snapshotlib-snapshot-type"
-BASE_KEY = "x-snapshotlib-base-snapshot-id"
 #: the epoch of a node restarted after a crash: it matches no sender's until a restore
 NO_EPOCH = -1
 #: how often the time-to-live of open snapshots is looked at (seconds)
@@ -101,17 +103,6 @@ FORGET_EVERY = 1024
 KEPT_TABLES = 16
 #: a log folder a restore may name: one plain name under the cluster's logs
 LOG_FOLDER = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where a snapshot's parts go and how: a node learns it from the controller (its
-    initiator) or from the first marker."""
-
-    storage_uri: str
-    snapshot_type: str = "full"
-    #: the completed snapshot an incremental one writes only the changes from
-    base: str = ""
 
 
 class Node:
@@ -130,9 +121,9 @@ class Node:
         #: the cluster's token (:mod:`.api_token`): every call this node takes must carry
         #: it, and every call it makes does
         self.token = token
-        self.controller_headers = {"Content-Type": "application/json"}
-        if token is not None:
-            self.controller_headers.update(bearer(token))
+        self.controller = ControllerClient(
+            spec.controller, me, token, spec.heartbeat_timeout_ms / 1000
+        )
         self.me = spec.node(me).id
         self.network = spec.network()
         self.position = spec.ids.index(me)
@@ -370,7 +361,7 @@ class Node:
                 self.abandon(snapshot_id, reason)
                 report = {"node_id": self.me, "part_uri": "", "size_bytes": 0, "ok": False}
                 report["error"] = reason
-                self._spawn(asyncio.to_thread(self._report, snapshot_id, report))
+                self._spawn(asyncio.to_thread(self.controller.report, snapshot_id, report))
 
     def _missing_markers(self, snapshot_id: str) -> list[str]:
         inputs = self.host.input_channels(self.me)
@@ -493,28 +484,13 @@ class Node:
             began = time.monotonic()
             # one at a time, on a thread of its own: a controller slow to answer piles up
             # no threads, and slow part writes or restores do not hold heartbeats up
-            await loop.run_in_executor(beats, self._post_heartbeat, self.heartbeat())
+            await loop.run_in_executor(beats, self.controller.heartbeat, self.heartbeat())
             rest = max(0.0, every - (time.monotonic() - began))
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), rest)
         # a node that stops says so: it leaves at once instead of timing out
-        await loop.run_in_executor(beats, self._post_heartbeat, self.heartbeat())
+        await loop.run_in_executor(beats, self.controller.heartbeat, self.heartbeat())
         beats.shutdown(wait=False)
-
-    def _post_heartbeat(self, beat: dict[str, Any]) -> None:
-        if not self.spec.controller:
-            return
-        request = urllib.request.Request(
-            f"{self.spec.controller}/internal/v1/heartbeats",
-            json.dumps(beat).encode(),
-            self.controller_headers,
-            method="POST",
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.spec.heartbeat_timeout_ms / 1000):
-                pass
-        except (OSError, http.client.HTTPException):
-            pass  # the controller is down or busy: the next beat tries again
 
     # ------------------------------------------------- what the algorithm does
     def _transmit_control(self, channel: int, message: int, kind: str, tag: str) -> None:
@@ -608,40 +584,18 @@ class Node:
                 raise part
             if entries is None:
                 raise ValueError(f"no accounts recorded for {snapshot_id}")
-            pieces = chunks(entries, self.spec.chunk_keys, self.spec.key_bytes)
             incremental = target.snapshot_type == "incremental"
             base = self._chunk_tables.get(target.base, {}) if incremental else {}
             if self.spec.upload_jitter_ms:
                 await asyncio.sleep(self.jitter_rng.uniform(0, self.spec.upload_jitter_ms) / 1000)
-            location = parse_storage_uri(target.storage_uri)
-            # unchanged since the base: referred to, where the base (or its base) wrote it
-            table = {i: kept for i, kept in base.items() if i < len(pieces)}
-            written = 0
-            for piece in changed(pieces, base):
-                name = chunk_name(self.me, piece.index, piece.sha256)
-                uri = await asyncio.to_thread(write_durable, location, name, piece.data)
-                table[piece.index] = (piece.sha256, uri)
-                written += len(piece.data)
-            part["state"] = {
-                "snapshot_type": target.snapshot_type,
-                "base_snapshot_id": target.base if base else "",
-                "keys": self.spec.state_keys,
-                "chunk_keys": self.spec.chunk_keys,
-                "state_bytes": sum(len(p.data) for p in pieces),
-                **table_to_json(table),
-            }
-            data = json.dumps(part, indent=1).encode()
-            name = f"{snapshot_id}.{self.me}.json"
-            # a snapshot's part is written once: a marker that reuses an old snapshot's
-            # id (forged, or a node gone wrong) cannot replace what was recorded then
-            uri = await asyncio.to_thread(write_durable, location, name, data, once=True)
+            uri, size, table = await write_part(self.spec, self.me, part, entries, target, base)
             self._remember(snapshot_id, table)
-            report.update(part_uri=uri, size_bytes=written + len(data), ok=True, error=None)
+            report.update(part_uri=uri, size_bytes=size, ok=True, error=None)
         except (OSError, StorageError) as e:
             report.update(ok=False, error=f"{self.me}: {e}")
         except Exception as e:  # reported all the same: the snapshot must not wait for its TTL
             report.update(ok=False, error=f"{self.me}: {type(e).__name__}: {e}")
-        await asyncio.to_thread(self._report, snapshot_id, report)
+        await asyncio.to_thread(self.controller.report, snapshot_id, report)
 
     def part(self, snapshot_id: str, done_at: int) -> dict[str, Any]:
         """This node's part of ``snapshot_id``, done in action ``done_at`` (the clock is
@@ -663,26 +617,6 @@ class Node:
                 for ch in self.host.input_channels(self.me)
             },
         }
-
-    def _report(self, snapshot_id: str, report: dict[str, Any]) -> None:
-        if not self.spec.controller:
-            return
-        url = f"{self.spec.controller}/internal/v1/snapshots/{snapshot_id}/parts"
-        body = json.dumps(report).encode()
-        for attempt in range(5):
-            request = urllib.request.Request(url, body, self.controller_headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=10) as answer:
-                    answer.read()
-                return
-            except urllib.error.HTTPError as e:
-                if e.code < 500:  # the controller said no: do not retry
-                    print(f"{self.me}: report of {snapshot_id} refused: {e}", file=sys.stderr)
-                    return
-                time.sleep(0.2 * (attempt + 1))  # its registry is busy or down: again
-            except (OSError, http.client.HTTPException):
-                time.sleep(0.2 * (attempt + 1))
-        print(f"{self.me}: could not report {snapshot_id} to {url}", file=sys.stderr)
 
     # ------------------------------------------------------------ running
     def _name(self, channel: int) -> str:
@@ -764,9 +698,9 @@ class Node:
                 for ch in self.outputs
             }
         server = grpc.aio.server(interceptors=[RequireToken(self.token)] if self.token else None)
-        services.add_ChannelServiceServicer_to_server(_Channels(self), server)
-        services.add_SnapshotServiceServicer_to_server(_Markers(self), server)
-        services.add_NodeControlServicer_to_server(_Control(self), server)
+        services.add_ChannelServiceServicer_to_server(ChannelService(self), server)
+        services.add_SnapshotServiceServicer_to_server(MarkerService(self), server)
+        services.add_NodeControlServicer_to_server(ControlService(self), server)
         address = self.spec.node(self.me).address
         if server.add_insecure_port(address) == 0:
             raise OSError(f"{self.me}: cannot listen on {address}")
@@ -790,129 +724,6 @@ class Node:
             await link.close()
         self.log.flush()
         self.log.close()
-
-
-class _Channels(services.ChannelServiceServicer):  # type: ignore[misc,name-defined]
-    def __init__(self, node: Node) -> None:
-        self.node = node
-
-    async def Open(self, request_iterator: Any, context: Any) -> Any:
-        count = 0
-        size = len(self.node.spec.nodes)
-        async for envelope in request_iterator:
-            problem = ""
-            if len(envelope.clock) != size:
-                problem = f"clock: {size} entries expected, got {len(envelope.clock)}"
-            elif envelope.HasField("transfer") and envelope.transfer.amount <= 0:
-                problem = f"transfer: an amount above 0 expected, got {envelope.transfer.amount}"
-            if problem:
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
-            try:
-                self.node.accept(envelope)
-            except SpecError as e:  # a sender with no channel to this node
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-            count += 1
-        return protos.StreamClosed(received=count)
-
-
-class _Markers(services.SnapshotServiceServicer):  # type: ignore[misc,name-defined]
-    """The text's ``SnapshotService``: out-of-band markers arrive here."""
-
-    def __init__(self, node: Node) -> None:
-        self.node = node
-
-    async def SendMarker(self, request: Any, context: Any) -> Any:
-        if self.node.spec.markers != "out-of-band":
-            # a marker beside the stream would break the FIFO order the check relies on
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, "markers travel in band in this cluster"
-            )
-        metadata = dict(context.invocation_metadata() or ())
-        try:
-            channel = self.node.input_from(request.sender_node_id)
-            clock = [int(c) for c in str(metadata.get(CLOCK_KEY, "")).split(",")]
-            if len(clock) != len(self.node.spec.nodes):
-                raise ValueError(f"{CLOCK_KEY}: {len(self.node.spec.nodes)} entries expected")
-        except (SpecError, ValueError) as e:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        target = Target(
-            bytes(metadata.get(STORAGE_KEY, b"")).decode(errors="replace"),
-            str(metadata.get(TYPE_KEY, "")) or "full",
-            str(metadata.get(BASE_KEY, "")),
-        )
-        if str(metadata.get(EPOCH_KEY, "")) != str(self.node.epoch):
-            return protos.MarkerResponse(accepted=False)  # sent before a restore
-        self.node.accept_marker(channel, request.snapshot_id, clock, target)
-        return protos.MarkerResponse(accepted=True)
-
-
-class _Control(services.NodeControlServicer):  # type: ignore[misc,name-defined]
-    def __init__(self, node: Node) -> None:
-        self.node = node
-
-    async def Initiate(self, request: Any, context: Any) -> Any:
-        target = Target(
-            request.target_storage_uri, request.snapshot_type or "full", request.base_snapshot_id
-        )
-        reason = self.node.initiate(request.snapshot_id, target)
-        return protos.InitiateResponse(accepted=not reason, reason=reason)
-
-    async def Health(self, request: Any, context: Any) -> Any:
-        node = self.node
-        node.log.flush()  # a reader asking after the node's state reads its log next
-        return protos.HealthResponse(
-            node_id=node.me,
-            balance=node.host.balance,
-            sent=node.sent,
-            received=node.received,
-            streams_open=node.streams_open,
-            streams=len(node.outputs),
-            epoch=node.epoch,
-            awaiting_restore=node.awaiting_restore,
-            buffered_messages=(buffered := node.buffered())[0],
-            buffered_bytes=buffered[1],
-        )
-
-    async def Crash(self, request: Any, context: Any) -> Any:
-        # answered first, then killed: the caller learns the node took the request
-        asyncio.get_running_loop().call_later(0.05, os.kill, os.getpid(), signal.SIGKILL)
-        return protos.CrashResponse()
-
-    async def Cleanup(self, request: Any, context: Any) -> Any:
-        held, freed, size = self.node.abandon(request.snapshot_id, request.reason or "cleanup")
-        return protos.CleanupResponse(abandoned=held, freed_messages=freed, freed_bytes=size)
-
-    async def PrepareRestore(self, request: Any, context: Any) -> Any:
-        try:
-            prepared = await self.node.prepare_restore(
-                request.snapshot_id, request.part_uri, request.part_sha256, request.epoch
-            )
-        except RestoreError as e:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        return protos.PrepareRestoreResponse(
-            balance=prepared.part.balance, in_flight=prepared.part.in_flight
-        )
-
-    async def Restore(self, request: Any, context: Any) -> Any:
-        try:
-            balance, reinjected = await self.node.restore(
-                request.snapshot_id,
-                request.part_uri,
-                request.part_sha256,
-                request.epoch,
-                request.log_folder,
-            )
-        except RestoreError as e:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        return protos.RestoreResponse(balance=balance, reinjected=reinjected)
-
-    async def Resume(self, request: Any, context: Any) -> Any:
-        if not self.node.resume(request.epoch):
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"epoch: {self.node.me} is in epoch {self.node.epoch}, not {request.epoch}",
-            )
-        return protos.ResumeResponse()
 
 
 def main(argv: list[str] | None = None) -> int:

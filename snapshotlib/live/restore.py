@@ -26,7 +26,6 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -43,6 +42,7 @@ from .registry import (
     Registry,
 )
 from .restore_part import SHA256
+from .snapshot_service import now_iso
 from .spec import ClusterSpec, NodeSpec
 from .storage import StorageError, read
 
@@ -180,7 +180,7 @@ class Restores:
                 ABORTED,
                 only_from=(PREPARING,),
                 error="the controller stopped before every node was ready; nothing had changed",
-                finished_at=_now(),
+                finished_at=now_iso(),
             )
         decided = self.registry.restores(*UNFINISHED)
         self._supersede(decided[:-1], decided[-1]["epoch"] if decided else 0)
@@ -244,7 +244,7 @@ class Restores:
                 ABORTED,
                 only_from=(PREPARING,),
                 error=reason,
-                finished_at=_now(),
+                finished_at=now_iso(),
             )
             raise RestoreRefused(
                 503 if unreachable else 409,
@@ -278,7 +278,7 @@ class Restores:
                 # the folder's name holds the epoch, known only once drawn: the log keeps
                 # the rest of it (see _folder)
                 return self.registry.begin_restore(
-                    snapshot_id, folder_tag, started_at=_now(), above=above
+                    snapshot_id, folder_tag, started_at=now_iso(), above=above
                 )
             except AlreadyRegistered:
                 if tries == BEGIN_TRIES:
@@ -303,7 +303,7 @@ class Restores:
                 ABORTED,
                 only_from=UNFINISHED,
                 error=f"replaced by the restore of epoch {epoch} before it finished",
-                finished_at=_now(),
+                finished_at=now_iso(),
             )
 
     async def _switch(
@@ -347,7 +347,7 @@ class Restores:
                 ABORTED,
                 only_from=(RESUMING,),
                 error=reason,
-                finished_at=_now(),
+                finished_at=now_iso(),
             )
             self._finished(epoch)
             raise RestoreRefused(503, reason)
@@ -355,7 +355,7 @@ class Restores:
         if errors:
             raise RestoreRefused(503, f"switched, not resumed: {'; '.join(errors)}")
         await run_in_threadpool(
-            self.registry.set_restore, epoch, DONE, only_from=(RESUMING,), finished_at=_now()
+            self.registry.set_restore, epoch, DONE, only_from=(RESUMING,), finished_at=now_iso()
         )
         self._finished(epoch)
         return [
@@ -408,7 +408,3 @@ def _named(node: NodeSpec, error: BaseException) -> str:
 def _folder(logged: dict[str, Any]) -> str:
     """The new epoch's log folder, ``epoch-NNN-TAG``, from the log's epoch and tag."""
     return f"epoch-{int(logged['epoch']):03d}-{logged['log_folder']}"
-
-
-def _now() -> str:
-    return datetime.now(tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

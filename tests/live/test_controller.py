@@ -36,7 +36,7 @@ pytest.importorskip("sqlalchemy", reason="the registry needs sqlalchemy (the liv
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from snapshotlib.live import controller as controller_module
+from snapshotlib.live import snapshot_service
 from snapshotlib.live.controller import create_app
 from snapshotlib.live.node_calls import NodeRefused
 from snapshotlib.live.registry import (
@@ -352,7 +352,7 @@ def test_no_manifest_no_completion(
     def broken(location: StorageLocation, name: str, data: bytes, *, once: bool = False) -> str:
         raise failure
 
-    monkeypatch.setattr(controller_module, "write_durable", broken)
+    monkeypatch.setattr(snapshot_service, "write_durable", broken)
     sid = lab.started()
     lab.report(sid, "P1")
     lab.report(sid, "P2")
@@ -703,7 +703,7 @@ def test_concurrent_triggers_and_reports_complete_each_snapshot_exactly_once(
             manifests[name] = manifests.get(name, 0) + 1
         return write_durable(location, name, data, once=once)
 
-    monkeypatch.setattr(controller_module, "write_durable", counted)
+    monkeypatch.setattr(snapshot_service, "write_durable", counted)
     spec = make_spec(5)
     with running(tmp_path, spec, FakeInitiate(delay_s=0.01), registry_url) as lab:
         sids: list[str] = []

@@ -39,7 +39,7 @@ REFUSE: dict[str, tuple[str, ...]] = {
     "statuses": (
         "snapshotlib.course.exercises.ex12:replay",
         "snapshotlib.live.controller:create_app",
-        "snapshotlib.live.controller:Journal",
+        "snapshotlib.live.snapshot_service:Journal",
     ),
 }
 
