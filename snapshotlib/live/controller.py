@@ -146,6 +146,7 @@ def create_app(
     controller.journal.write({"controller_started": True})
     orphans = controller.resolve_orphans()
     restores = Restores(spec, controller.registry, calls, controller.restore_decided)
+    pruning: set[asyncio.Task[None]] = set()
     # a restore this controller's predecessor left: aborted, or finished once running
     restores.recover()
 
@@ -206,10 +207,16 @@ def create_app(
     )
     if token is not None:
         # every route; the API pages hold no data and stay open
-        pages = (app.docs_url, app.openapi_url, app.swagger_ui_oauth2_redirect_url)
+        pages = (
+            app.docs_url,
+            app.redoc_url,
+            app.openapi_url,
+            app.swagger_ui_oauth2_redirect_url,
+        )
         app.add_middleware(TokenGate, token=token, open_paths=[p for p in pages if p])
     app.state.spec = spec
     app.state.registry = controller.registry
+    app.state.service = controller
     app.state.membership = membership
     #: snapshots found open at start-up, failed then
     app.state.orphans = orphans
@@ -338,8 +345,8 @@ def create_app(
     async def restore_snapshot(snapshot_id: str) -> RestoreAnswer:
         """Roll every node back to a COMPLETED snapshot (``latest``: the newest one):
         states restored, recorded channel messages delivered first, in a new epoch."""
-        if restores.lock.locked() and restores.unfinished is None:
-            raise HTTPException(409, "a restore is already running")
+        if restores.lock.locked() and not restores.finisher_turn:
+            raise HTTPException(409, "a restore is already running (or a pruning)")
         # (a turn of the finisher of an unfinished restore is waited for: this restore
         # replaces it)
         async with restores.lock:
@@ -396,16 +403,30 @@ def create_app(
         response_model=PartAnswer,
         responses=ERROR_RESPONSES,
     )
-    def report_part(snapshot_id: str, report: PartReport) -> PartAnswer:
+    async def report_part(snapshot_id: str, report: PartReport) -> PartAnswer:
         """A node reports its part; the last ok part completes the snapshot."""
-        return controller.report(snapshot_id, report)
+        answer = await run_in_threadpool(controller.report, snapshot_id, report)
+        if retain is not None and answer.recorded and answer.status == COMPLETED:
+            # after the answer, in the background: the node need not wait for deletes
+            task = asyncio.create_task(prune_in_turn())
+            pruning.add(task)
+            task.add_done_callback(pruning.discard)
+        return answer
+
+    async def prune_in_turn() -> None:
+        """Prune to the retained snapshots, never while a restore runs (it may be
+        reading what would go)."""
+        async with restores.lock:
+            try:
+                await run_in_threadpool(controller.prune)
+            except Exception:  # best effort: the next completion prunes again
+                log.exception("pruning to the retained snapshots")
 
     return app
 
 
 # ------------------------------------------------------------------- errors
-#: the token's scheme (the docs' Authorize button); at module level, as the annotation
-#: that names it is read in this module's namespace
+#: the token's scheme, as the API pages show it (their Authorize button)
 _BEARER = HTTPBearer(
     auto_error=False, description="the cluster's token: the file api-token in its workdir"
 )

@@ -107,7 +107,9 @@ restores_table = Table(
     "restores",
     metadata,
     Column("epoch", BigInteger, primary_key=True, autoincrement=False),
-    Column("snapshot_id", String(64), ForeignKey("snapshots.snapshot_id"), nullable=False),
+    # no foreign key: the log outlives snapshots pruned by retention (its epochs are
+    # drawn above every one it holds)
+    Column("snapshot_id", String(64), nullable=False),
     Column("log_folder", String(64), nullable=False),
     Column("status", String(16), nullable=False),
     Column("started_at", String(32), nullable=False),
@@ -441,9 +443,9 @@ class Registry:
         return None if found is None else str(found)
 
     def forget(self, snapshot_id: str) -> bool:
-        """Delete a snapshot's rows (its parts, manifest hash and finished restores
-        included) in one transaction; ``False`` (nothing deleted) while a restore of it
-        is unfinished."""
+        """Delete a snapshot's rows (its parts and manifest hash included; the restore
+        log keeps its history) in one transaction; ``False`` (nothing deleted) while a
+        restore of it is unfinished."""
         with self._engine.begin() as conn:
             restores = restores_table.c
             unfinished = conn.execute(
@@ -454,7 +456,7 @@ class Registry:
             ).first()
             if unfinished is not None:
                 return False
-            for table in (parts_table, manifests_table, restores_table):
+            for table in (parts_table, manifests_table):
                 conn.execute(table.delete().where(table.c.snapshot_id == snapshot_id))
             conn.execute(
                 snapshots_table.delete().where(snapshots_table.c.snapshot_id == snapshot_id)

@@ -42,9 +42,9 @@ from .registry import (
     Registry,
 )
 from .restore_part import SHA256
-from .snapshot_service import now_iso
 from .spec import ClusterSpec, NodeSpec
 from .storage import StorageError, read
+from .timestamps import now_iso
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,9 @@ def manifest_parts(
         raise RestoreRefused(409, f"manifest {uri}: cannot be read ({e})") from None
     if sha256 is None:
         raise RestoreRefused(
-            409, f"manifest {uri}: the registry holds no SHA-256 of it; it cannot be checked"
+            409,
+            f"manifest {uri}: the registry holds no SHA-256 of it (a snapshot completed "
+            "before the controller kept one); it cannot be checked: take a new snapshot",
         )
     if digest(data) != sha256:
         raise RestoreRefused(409, f"manifest {uri}: its bytes changed since the snapshot completed")
@@ -170,6 +172,9 @@ class Restores:
         #: why it is not finished yet, as last tried
         self.unfinished_because = ""
         self._finisher: asyncio.Task[None] | None = None
+        #: whether the lock is held by a turn of the finisher (a new restore waits for
+        #: it; a restore requested while another request's restore runs is refused)
+        self.finisher_turn = False
 
     # ------------------------------------------------------------ start-up
     def recover(self) -> None:
@@ -338,8 +343,8 @@ class Restores:
             # nothing; switching it alone again would restore it to a state the others
             # have left: the restore is over, and the cluster awaits a new one
             reason = (
-                f"{', '.join(lost)} restarted after switching to epoch {epoch}, holding "
-                "nothing: restore the cluster again"
+                f"{', '.join(lost)} left epoch {epoch} after switching to it (restarted, "
+                "holding nothing): restore the cluster again"
             )
             await run_in_threadpool(
                 self.registry.set_restore,
@@ -374,6 +379,7 @@ class Restores:
                 logged = self.unfinished
                 if logged is None:
                     return
+                self.finisher_turn = True
                 try:
                     sid = logged["snapshot_id"]
                     row = await run_in_threadpool(self.registry.get, sid)
@@ -391,6 +397,8 @@ class Restores:
                 except Exception as e:  # the finisher must outlive any one bad turn
                     self.unfinished_because = f"{type(e).__name__}: {e}"
                     log.exception("finishing the restore of epoch %s", logged["epoch"])
+                finally:
+                    self.finisher_turn = False
             await asyncio.sleep(FINISH_EVERY_S)
 
 

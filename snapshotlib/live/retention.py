@@ -53,15 +53,23 @@ def prune(registry: Registry, retain: int) -> Pruned:
     still_used = set()
     try:
         for row in kept:
-            still_used |= _objects_of(registry, row, strict=True)
+            # only a completed snapshot is restored or built on: a failed one's parts
+            # need not be readable
+            still_used |= _objects_of(registry, row, strict=row["status"] == COMPLETED)
     except UNREADABLE as e:
         # what a retained snapshot refers to is not known: nothing may go
         done.errors.append(f"a retained part cannot be read, nothing pruned: {e}")
         return done
+    # only objects in a folder some snapshot was stored in go: a part names its chunks'
+    # folders itself, and a part is not trusted to point anywhere else
+    folders = {str(s["target_storage_uri"]) for s in snapshots}
     for row in older:
         objects = _objects_of(registry, row, strict=False) - still_used
+        objects = {uri for uri in objects if uri.rpartition("/")[0] + "/" in folders}
+        manifest = str(row["checkpoint_manifest_uri"] or "")
         failed = []
-        for uri in sorted(objects):
+        # the manifest first: a pruning cut short leaves no restorable half
+        for uri in sorted(objects, key=lambda u: (u != manifest, u)):
             try:
                 delete(uri)
                 done.objects += 1

@@ -14,7 +14,6 @@ import statistics
 import threading
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +29,10 @@ from .registry import (
     AlreadyRegistered,
     Registry,
 )
-from .retention import prune
+from .retention import Pruned, prune
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
+from .timestamps import iso, now_iso
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,8 @@ class SnapshotService:
     ) -> None:
         self.spec = spec
         self.retain = retain
+        #: prunings done (:meth:`prune`)
+        self.prunings = 0
         self.registry = registry
         self.journal = journal
         self.network = spec.network()
@@ -306,10 +308,18 @@ class SnapshotService:
             nodes_failed=0,
             checkpoint_manifest_uri=manifest_uri,
         )
-        if self.retain is not None:
+
+    def prune(self) -> Pruned:
+        """Prune to the retained snapshots (:mod:`.retention`); no trigger registers a
+        snapshot meanwhile (one open would stop the pruning, and one registered during
+        it could build on what is pruned)."""
+        assert self.retain is not None
+        with self._ids:
             pruned = prune(self.registry, self.retain)
-            for error in pruned.errors:
-                log.warning("pruning: %s", error)
+        self.prunings += 1
+        for error in pruned.errors:
+            log.warning("pruning: %s", error)
+        return pruned
 
     def _fail_complete(self, snapshot_id: str, error: str) -> None:
         """Every part was in, but the snapshot cannot complete: FAILED, saying why."""
@@ -384,13 +394,3 @@ def _part_error(part: dict[str, Any]) -> str:
     error = str(part["error"] or "failed without a reason")
     node_id = str(part["node_id"])
     return error if error.startswith(f"{node_id}:") else f"{node_id}: {error}"
-
-
-def iso(time_ns: int) -> str:
-    """``time_ns`` as ISO 8601 UTC, to the second, with ``Z``."""
-    moment = datetime.fromtimestamp(time_ns // 1_000_000_000, tz=timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def now_iso() -> str:
-    return iso(time.time_ns())

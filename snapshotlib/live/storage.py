@@ -430,12 +430,13 @@ def delete(uri: str) -> None:
     """Delete the object at ``uri`` (a URI as :func:`write_durable` returns); one that
     is not there is gone already. :class:`StorageError` naming the URI otherwise."""
     folder, _, name = uri.rpartition("/")
-    scheme = urlsplit(uri).scheme.lower()
     try:
+        scheme = urlsplit(uri).scheme.lower()
         location = parse_storage_uri(folder + "/")
         location.object_key(name)
-    except StorageError as e:
-        raise StorageError(f"uri: cannot delete {uri!r}: {e}") from None
+    except (StorageError, ValueError) as e:
+        reason = str(e).removeprefix("target_storage_uri: ").removeprefix("name: ")
+        raise StorageError(f"uri: cannot delete {uri!r}: {reason}") from None
     if scheme == "s3":
         from . import s3
 

@@ -35,12 +35,14 @@ class TokenGate:
         self._open = frozenset(open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or _route_path(scope) in self._open:
+        if scope["type"] not in ("http", "websocket") or _route_path(scope) in self._open:
             await self.app(scope, receive, send)
             return
         refusal = self._refusal(scope)
         if refusal is None:
             await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":  # none is served; closed all the same
+            await send({"type": "websocket.close", "code": 1008})
         else:
             await refusal(scope, receive, send)
 

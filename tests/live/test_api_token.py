@@ -74,6 +74,7 @@ def test_the_token_opens_every_route_and_the_docs_stay_readable(tmp_path: Path) 
         beat = lab.client.post("/internal/v1/heartbeats", json={}, headers=bearer(TOKEN))
         assert beat.status_code == 422  # past the token: the body is what is wrong now
         assert lab.client.get("/docs").status_code == 200
+        assert lab.client.get("/redoc").status_code == 200
         schema = lab.client.get("/openapi.json").json()
         assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
 

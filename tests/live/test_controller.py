@@ -1400,7 +1400,8 @@ def test_a_node_restarted_after_it_switched_ends_the_restore(tmp_path: Path) -> 
         answer = restore_the_latest(lab)
         assert answer.status_code == 503
         reason = (
-            "P2 restarted after switching to epoch 1, holding nothing: restore the cluster again"
+            "P2 left epoch 1 after switching to it (restarted, holding nothing): restore the "
+            "cluster again"
         )
         assert answer.json()["detail"].endswith(reason)
         assert restore_log(lab) == [("ABORTED", reason)]

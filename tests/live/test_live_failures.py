@@ -416,8 +416,11 @@ def test_retain_keeps_the_last_snapshots_and_what_their_chain_refers_to(
         for _ in range(3):
             ids.append(cluster.trigger("P2", "incremental"))
             completed(cluster, ids[-1])
-        listed = cluster.request("GET", "/v1/snapshots")["snapshots"]
-        assert [s["snapshot_id"] for s in listed] == ids[-2:]
+
+        def listed() -> list[str]:
+            return [s["snapshot_id"] for s in cluster.request("GET", "/v1/snapshots")["snapshots"]]
+
+        eventually(lambda: listed() == ids[-2:], "pruned to the last two")  # in the background
         folder = tmp_path / "checkpoints"
         names = {p.name for p in folder.iterdir()}
         assert not [n for n in names if n.startswith((ids[0], ids[1]))]
