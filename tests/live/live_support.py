@@ -104,3 +104,14 @@ def part_bytes(spec: Any, snapshot_id: str, node: str, **fields: Any) -> bytes:
         **fields,
     }
     return json.dumps(part).encode()
+
+
+def run_async(coroutine: Any) -> Any:
+    """Run ``coroutine`` to its end on an event loop of its own, in a thread of its own:
+    a test that ran earlier in the same worker (a kernel's, a widget's) may have left
+    an event loop running in this thread, where ``asyncio.run`` refuses to start."""
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -12,7 +12,6 @@ snapshots it left open. Times are wall-clock backstops, never limits on the work
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_support import completed, require_live
+from live_support import completed, require_live, run_async
 
 require_live()
 
@@ -325,7 +324,7 @@ def test_a_controller_killed_after_deciding_a_restore_is_restarted_and_finishes_
         parts = manifest_parts(cluster.spec, sid, manifest_uri, registry.manifest_sha256(sid))
         registry.close()
         for node in switched:
-            asyncio.run(
+            run_async(
                 restore_over_grpc(
                     cluster.spec.node(node),
                     parts[node],

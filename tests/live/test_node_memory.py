@@ -13,7 +13,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from live_support import require_live
+from live_support import require_live, run_async
 
 require_live()
 
@@ -68,7 +68,7 @@ def test_a_node_forgets_every_message_no_open_snapshot_recorded(tmp_path: Path) 
         )
         node.log.close()
 
-    asyncio.run(run())
+    run_async(run())
     part = json.loads((tmp_path / "snaps" / "snap-0001-aaaaa.P1.json").read_text())
     assert part["channels"] == {"P2->P1": [1] * (3 * FORGET_EVERY), "P3->P1": []}
     assert part["balance"] == 1000 + 10 * FORGET_EVERY

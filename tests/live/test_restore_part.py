@@ -6,14 +6,13 @@ restart) is answered as the first.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from live_support import require_live
+from live_support import require_live, run_async
 
 require_live()
 
@@ -64,7 +63,7 @@ def write_part(
 
 
 def prepare(uri: str, sha256: str, epoch: int = 1) -> Any:
-    return asyncio.run(
+    return run_async(
         prepare_restore(
             SPEC.network(),
             "P1",
@@ -152,4 +151,4 @@ def test_preparing_changes_nothing_and_a_repeated_switch_is_answered_as_the_firs
             await node.restore(SID, uri, sha256, 2, "../etc")
         node.log.close()
 
-    asyncio.run(phases())
+    run_async(phases())
