@@ -1,11 +1,12 @@
 """The live lab over time: does a node's memory stay flat while the cluster runs and
 snapshots?
 
-    python benchmarks/bench_live_rss.py [--minutes 10] [--rate 50] [--every 5]
+    python benchmarks/bench_live_rss.py [--minutes 10] [--rate 50] [--every 5] [--retain 10]
 
 Starts a 3-node cluster sending ``--rate`` transfers a second per node, triggers a
-snapshot every ``--every`` seconds, and samples each node's resident memory (VmRSS
-from /proc) every 15 s. Prints the samples, then per node its RSS after the first
+snapshot every ``--every`` seconds (keeping the last ``--retain``; 0 keeps all), and
+samples the resident memory (VmRSS from /proc) of each node and of the controller every
+15 s. Prints the samples, then per node its RSS after the first
 minute (the warm-up: imports, gRPC's pools) and at the end, and the growth in between
 as MB per hour, over the whole run and over its second half. The reference in the
 same run is the first minute's RSS: a node that kept every message would grow linearly
@@ -42,20 +43,25 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0, help="how long (an hour: 60)")
     parser.add_argument("--rate", type=float, default=50.0)
     parser.add_argument("--every", type=float, default=5.0, help="seconds between snapshots")
+    parser.add_argument(
+        "--retain", type=int, default=10, help="completed snapshots kept (0: every one)"
+    )
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory(prefix="bench-rss-") as folder,
-        LiveCluster(3, rate=args.rate, workdir=folder) as cluster,
+        LiveCluster(3, rate=args.rate, workdir=folder, retain=args.retain or None) as cluster,
     ):
         nodes = [n for n in cluster.pids if n != "controller"]
+        processes = [*nodes, "controller"]
         began = time.monotonic()
         end = began + args.minutes * 60
         next_sample = began
         next_snapshot = began + args.every
         samples: list[tuple[float, dict[str, float]]] = []
         taken = completed = 0
-        print(f"3 nodes, rate {args.rate}/s each, a snapshot every {args.every} s")
-        print("   min  " + "  ".join(f"{n} RSS MB" for n in nodes) + "  logs+checkpoints MB")
+        kept = f"the last {args.retain} kept" if args.retain else "every one kept"
+        print(f"3 nodes, rate {args.rate}/s each, a snapshot every {args.every} s, {kept}")
+        print("   min  " + "  ".join(f"{n} RSS MB" for n in processes) + "  logs+checkpoints MB")
         while (now := time.monotonic()) < end:
             if now >= next_snapshot:
                 try:
@@ -67,11 +73,11 @@ def main() -> None:
                 next_snapshot = time.monotonic() + args.every
             if now >= next_sample:
                 pids = cluster.pids
-                rss = {n: rss_mb(pids[n]) for n in nodes}
+                rss = {n: rss_mb(pids[n]) for n in processes}
                 samples.append((now - began, rss))
                 print(
                     f"{(now - began) / 60:6.1f}  "
-                    + "  ".join(f"{rss[n]:11.1f}" for n in nodes)
+                    + "  ".join(f"{rss[n]:{len(n) + 7}.1f}" for n in processes)
                     + f"  {folder_mb(Path(folder)):19.1f}"
                 )
                 next_sample += SAMPLE_EVERY_S
@@ -84,13 +90,13 @@ def main() -> None:
         # filling) shows here as flat, a leak as the same slope as over the whole run
         tm, middle = min(warm, key=lambda s: abs(s[0] - (t0 + t1) / 2))
         print(f"\nsnapshots: {completed} of {taken} completed")
-        print("node  RSS at 1 min MB  RSS at end MB  growth MB/h  2nd half MB/h  end/start")
-        for n in nodes:
+        print("process     RSS at 1 min MB  RSS at end MB  growth MB/h  2nd half MB/h  end/start")
+        for n in processes:
             growth = (last[n] - first[n]) / ((t1 - t0) / 3600)
             late = (last[n] - middle[n]) / ((t1 - tm) / 3600)
             ratio = last[n] / first[n]
             print(
-                f"{n:4}  {first[n]:15.1f}  {last[n]:13.1f}  {growth:11.1f}  {late:13.1f}"
+                f"{n:10}  {first[n]:15.1f}  {last[n]:13.1f}  {growth:11.1f}  {late:13.1f}"
                 f"  {ratio:9.2f}"
             )
 

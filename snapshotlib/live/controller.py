@@ -220,6 +220,7 @@ def create_app(
     app.state.membership = membership
     #: snapshots found open at start-up, failed then
     app.state.orphans = orphans
+    app.state.restores = restores
     _add_error_handlers(app)
 
     @app.post(
@@ -345,30 +346,34 @@ def create_app(
     async def restore_snapshot(snapshot_id: str) -> RestoreAnswer:
         """Roll every node back to a COMPLETED snapshot (``latest``: the newest one):
         states restored, recorded channel messages delivered first, in a new epoch."""
-        if restores.lock.locked() and not restores.finisher_turn:
-            raise HTTPException(409, "a restore is already running (or a pruning)")
-        # (a turn of the finisher of an unfinished restore is waited for: this restore
-        # replaces it)
-        async with restores.lock:
-            row = await run_in_threadpool(controller.restorable, snapshot_id)
-            not_ready = membership.not_ready(restoring=True)
-            if not_ready:
-                raise HTTPException(503, f"cluster: {not_ready}; a restore needs every node")
-            began = time.monotonic()
-            try:
-                done = await restores.run(row, above=membership.epoch())
-            except RestoreRefused as e:
-                raise HTTPException(e.status, e.detail) from None
-            restored = [NodeRestored(**n) for n in done["nodes"]]
-            return RestoreAnswer(
-                snapshot_id=str(row["snapshot_id"]),
-                epoch=done["epoch"],
-                log_folder=done["log_folder"],
-                duration_ms=int((time.monotonic() - began) * 1000),
-                total_money=sum(r.balance for r in restored),
-                nodes=restored,
-                failed=done["failed"],
-            )
+        if restores.requested:
+            raise HTTPException(409, "a restore is already running")
+        # (a turn of the finisher of an unfinished restore is waited for, as this restore
+        # replaces it; so is a pruning, which is short)
+        restores.requested = True
+        try:
+            async with restores.lock:
+                row = await run_in_threadpool(controller.restorable, snapshot_id)
+                not_ready = membership.not_ready(restoring=True)
+                if not_ready:
+                    raise HTTPException(503, f"cluster: {not_ready}; a restore needs every node")
+                began = time.monotonic()
+                try:
+                    done = await restores.run(row, above=membership.epoch())
+                except RestoreRefused as e:
+                    raise HTTPException(e.status, e.detail) from None
+                restored = [NodeRestored(**n) for n in done["nodes"]]
+                return RestoreAnswer(
+                    snapshot_id=str(row["snapshot_id"]),
+                    epoch=done["epoch"],
+                    log_folder=done["log_folder"],
+                    duration_ms=int((time.monotonic() - began) * 1000),
+                    total_money=sum(r.balance for r in restored),
+                    nodes=restored,
+                    failed=done["failed"],
+                )
+        finally:
+            restores.requested = False
 
     @app.post(
         "/v1/nodes/{node_id}/crash",

@@ -165,16 +165,16 @@ class Restores:
         self.registry = registry
         self.calls = calls
         self.on_decided = on_decided
-        #: one restore at a time, the background finisher's turns included
+        #: one restore at a time, the background finisher's turns and prunings included
         self.lock = asyncio.Lock()
         #: the restore log's row of a restore decided but not finished
         self.unfinished: dict[str, Any] | None = None
         #: why it is not finished yet, as last tried
         self.unfinished_because = ""
         self._finisher: asyncio.Task[None] | None = None
-        #: whether the lock is held by a turn of the finisher (a new restore waits for
-        #: it; a restore requested while another request's restore runs is refused)
-        self.finisher_turn = False
+        #: whether a request's restore holds the lock or waits for it (a second request
+        #: is refused; a finisher's turn or a pruning holding the lock is waited for)
+        self.requested = False
 
     # ------------------------------------------------------------ start-up
     def recover(self) -> None:
@@ -209,7 +209,7 @@ class Restores:
                 f"the restore of {row['snapshot_id']} (epoch {row['epoch']}) is not finished"
                 f"{because}; the controller finishes it as soon as it can"
             )
-        if self.lock.locked():
+        if self.requested:
             return "a restore is running"
         return ""
 
@@ -379,7 +379,6 @@ class Restores:
                 logged = self.unfinished
                 if logged is None:
                     return
-                self.finisher_turn = True
                 try:
                     sid = logged["snapshot_id"]
                     row = await run_in_threadpool(self.registry.get, sid)
@@ -397,8 +396,6 @@ class Restores:
                 except Exception as e:  # the finisher must outlive any one bad turn
                     self.unfinished_because = f"{type(e).__name__}: {e}"
                     log.exception("finishing the restore of epoch %s", logged["epoch"])
-                finally:
-                    self.finisher_turn = False
             await asyncio.sleep(FINISH_EVERY_S)
 
 

@@ -1127,6 +1127,62 @@ def test_no_trigger_while_a_restore_runs(tmp_path: Path) -> None:
         assert lab.trigger("P2").status_code == 202  # once it is over
 
 
+def test_a_pruning_delays_a_trigger_or_a_restore_but_refuses_neither(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a pruning starts in the background after each completion: a trigger or a restore
+    # arriving meanwhile waits for it (it is short) instead of hearing "a restore is running"
+    pruning, release = threading.Event(), threading.Event()
+    real_prune = snapshot_service.prune
+
+    def slow_prune(registry: Registry, retain: int) -> Any:
+        pruning.set()
+        assert release.wait(30), "the test never released the pruning"
+        return real_prune(registry, retain)
+
+    monkeypatch.setattr(snapshot_service, "prune", slow_prune)
+    with running(tmp_path, retain=1, **FakeNodes().kw()) as lab:
+        for n in ("P1", "P2", "P3"):
+            lab.client.post("/internal/v1/heartbeats", json=beat(n))
+        first = lab.started("P1")
+        complete(lab, first)
+        wait_for(pruning.is_set)
+        service = lab.client.app.state.service  # type: ignore[attr-defined]
+        registering = threading.Event()
+        real_register = service.register
+
+        def register(*args: Any) -> Any:
+            registering.set()  # past the trigger's checks: it waits for the pruning
+            return real_register(*args)
+
+        monkeypatch.setattr(service, "register", register)
+        answers: list[Any] = []
+        triggering = threading.Thread(target=lambda: answers.append(lab.trigger("P2")))
+        triggering.start()
+        wait_for(lambda: registering.is_set() or bool(answers))
+        release.set()
+        triggering.join()
+        assert answers[0].status_code == 202, answers[0].text
+        second = str(answers[0].json()["snapshot_id"])
+        pruning.clear()
+        release.clear()
+        complete(lab, second)  # prunes the first
+        wait_for(pruning.is_set)
+        restores = lab.client.app.state.restores  # type: ignore[attr-defined]
+        answers.clear()
+        restoring = threading.Thread(
+            target=lambda: answers.append(lab.client.post("/v1/snapshots/latest/restore"))
+        )
+        restoring.start()
+        wait_for(lambda: restores.requested or bool(answers))  # waiting for the pruning
+        release.set()
+        restoring.join()
+        assert answers[0].status_code == 200, answers[0].text
+        assert answers[0].json()["snapshot_id"] == second
+        listed = lab.client.get("/v1/snapshots").json()["snapshots"]
+        assert [s["snapshot_id"] for s in listed] == [second]
+
+
 @pytest.mark.parametrize(
     ("target", "code", "expected"),
     [
