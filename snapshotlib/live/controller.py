@@ -21,7 +21,8 @@ finished.
 
 With a ``journal`` file the controller appends, one JSON line each, every event that
 decides a snapshot's status, with its time in ms (``t``): a trigger, a start that
-failed, a part reported, a node that left or joined, a restore, its own start. A
+failed, a part reported, a completion that failed (a part read back that is not one, a
+manifest not written), a node that left or joined, a restore, its own start. A
 snapshot's status is then a function of its journal (exercise 12 asks for it): at each
 event, and at the end, a snapshot open ``ttl_ms`` after its trigger has failed first.
 

@@ -213,9 +213,13 @@ class SnapshotService:
                 reported_at=now_iso(),
             )
             if recorded:
+                # settled first: a completion that fails journals why before this part,
+                # so the part (the last one) finds its snapshot no longer open
+                row = self._settle(snapshot_id, now_ms)
                 part = {"part": snapshot_id, "node": report.node_id, "ok": report.ok}
                 self.journal.write(part, now_ms)
-            row = self._settle(snapshot_id) if recorded else self.snapshot(snapshot_id)
+            else:
+                row = self.snapshot(snapshot_id)
         return PartAnswer(
             snapshot_id=snapshot_id,
             node_id=report.node_id,
@@ -224,8 +228,9 @@ class SnapshotService:
             error=row["error"],
         )
 
-    def _settle(self, snapshot_id: str) -> dict[str, Any]:
-        """Bring a snapshot's status up to date with its parts; its row afterwards."""
+    def _settle(self, snapshot_id: str, now_ms: int) -> dict[str, Any]:
+        """Bring a snapshot's status up to date with its parts (a part reported at
+        ``now_ms``); its row afterwards."""
         row = self.snapshot(snapshot_id)
         if row["status"] == COMPLETED:
             return row
@@ -246,7 +251,7 @@ class SnapshotService:
                 nodes_failed=failed,
             )
         elif done == len(self.spec.ids):
-            self._complete(row, good)
+            self._complete(row, good, now_ms)
         else:
             self.registry.update(
                 snapshot_id,
@@ -257,7 +262,7 @@ class SnapshotService:
             )
         return self.snapshot(snapshot_id)
 
-    def _complete(self, row: dict[str, Any], good: Sequence[dict[str, Any]]) -> None:
+    def _complete(self, row: dict[str, Any], good: Sequence[dict[str, Any]], now_ms: int) -> None:
         """Write the manifest, then (only then) mark the snapshot COMPLETED."""
         snapshot_id = row["snapshot_id"]
         by_node = {p["node_id"]: p for p in good}
@@ -267,7 +272,7 @@ class SnapshotService:
             # read back and checked now, so a restore can check them against the manifest
             checked = [self._checked_part(snapshot_id, p) for p in ordered]
         except PartError as e:
-            self._fail_complete(snapshot_id, f"part: {e}")
+            self._fail_complete(snapshot_id, f"part: {e}", now_ms)
             return
         manifest = {
             "snapshot_id": snapshot_id,
@@ -295,7 +300,7 @@ class SnapshotService:
             location = parse_storage_uri(row["target_storage_uri"])
             manifest_uri = write_durable(location, f"{snapshot_id}.json", data, once=True)
         except (StorageError, OSError) as e:
-            self._fail_complete(snapshot_id, f"manifest: {e}")
+            self._fail_complete(snapshot_id, f"manifest: {e}", now_ms)
             return
         now_ns = time.time_ns()
         self.registry.finish_completed(
@@ -321,9 +326,11 @@ class SnapshotService:
             log.warning("pruning: %s", error)
         return pruned
 
-    def _fail_complete(self, snapshot_id: str, error: str) -> None:
-        """Every part was in, but the snapshot cannot complete: FAILED, saying why."""
+    def _fail_complete(self, snapshot_id: str, error: str, now_ms: int) -> None:
+        """Every part was in, but the snapshot cannot complete: FAILED, saying why (in
+        the journal too, at the last part's time)."""
         done = len(self.spec.ids)
+        self.journal.write({"failed": snapshot_id, "error": error}, now_ms)
         self.registry.finish(
             snapshot_id,
             FAILED,

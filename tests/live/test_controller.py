@@ -1533,3 +1533,28 @@ def test_the_journal_holds_every_event_that_decides_a_status(tmp_path: Path) -> 
 
     replayed = ex12.replay(events, ["P1", "P2", "P3"], 30_000)
     assert replayed == {done: "COMPLETED", cut: "FAILED"}
+
+
+def test_a_completion_that_fails_is_journalled_before_the_last_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every part is in but the manifest cannot be written: the snapshot is FAILED, and
+    # the journal says so before the last part, or it would read as COMPLETED
+    def broken(location: StorageLocation, name: str, data: bytes, *, once: bool = False) -> str:
+        raise StorageError(f"{name}: could not write: No space left on device")
+
+    journal = tmp_path / "journal.jsonl"
+    with running(tmp_path, journal=journal) as lab:
+        monkeypatch.setattr(snapshot_service, "write_durable", broken)
+        sid = lab.started("P1")
+        for node in ("P1", "P2"):
+            lab.report(sid, node)
+        assert lab.report(sid, "P3").json()["status"] == "FAILED"
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    kinds = [next(k for k in e if k != "t") for e in events]
+    assert kinds == ["controller_started", "trigger", "part", "part", "failed", "part"]
+    assert events[-2]["t"] == events[-1]["t"] and events[-1]["node"] == "P3"
+    assert "No space left on device" in events[-2]["error"]
+    from snapshotlib.course.exercises import ex12
+
+    assert ex12.replay(events, ["P1", "P2", "P3"], 30_000) == {sid: "FAILED"}

@@ -9,6 +9,9 @@ its time ``t`` in milliseconds and one of:
 * ``"left": NODE`` / ``"joined": NODE``: the membership changed;
 * ``"restore": ID``: a restore from snapshot ID was decided (every node ready);
 * ``"start_failed": ID``: the initiating node could not be asked to start it;
+* ``"failed": ID`` (and ``"error"``): every part was in, but the controller could not
+  complete the snapshot (a part it read back was not one, or the manifest was not
+  written); journalled before the last part, at its time;
 * ``"controller_started": True``: a controller (re)started on the registry;
 * ``"end": True``: the journal stops here (always last; added when it was read).
 
@@ -98,9 +101,10 @@ def replay(
                 continue
             parts[sid].add(event["node"])
             status[sid] = "COMPLETED" if parts[sid] >= set(nodes) else "IN_PROGRESS"
-        elif "start_failed" in event:
-            if status.get(event["start_failed"]) in ("INITIATED", "IN_PROGRESS"):
-                status[event["start_failed"]] = "FAILED"
+        elif "start_failed" in event or "failed" in event:  # fails its own snapshot
+            sid = event.get("start_failed", event.get("failed"))
+            if status.get(sid) in ("INITIATED", "IN_PROGRESS"):
+                status[sid] = "FAILED"
         elif any(kind in event for kind in FAIL_ALL):
             for sid in still_open():
                 status[sid] = "FAILED"
@@ -111,7 +115,8 @@ def random_journal(seed: int) -> dict[str, Any]:
     """A journal with the awkward cases made likely: the last part at the very
     millisecond the time-to-live runs out (or one before), parts after a failure,
     changes of membership, restores and restarts while snapshots are open, a start that
-    failed, snapshots still open at the end, overlapping snapshots."""
+    failed, a completion that failed, snapshots still open at the end, overlapping
+    snapshots."""
     rng = random.Random(f"{NAME}/{seed}")
     nodes = [f"P{i}" for i in range(1, rng.randint(2, 4) + 1)]
     ttl = rng.choice([300, 500, 1000])
@@ -122,7 +127,7 @@ def random_journal(seed: int) -> dict[str, Any]:
         t += rng.randint(0, ttl)
         journal.append({"t": t, "trigger": sid, "node": rng.choice(nodes)})
         fate = rng.choice(["complete", "complete", "boundary", "bad part", "membership",
-                           "start failed", "open"])  # fmt: skip
+                           "start failed", "not completed", "open"])  # fmt: skip
         reporting = (
             list(nodes) if fate != "open" else rng.sample(nodes, rng.randint(0, len(nodes) - 1))
         )
@@ -131,6 +136,9 @@ def random_journal(seed: int) -> dict[str, Any]:
             when = last if last is not None and k == len(reporting) - 1 else None
             when = when if when is not None else t + rng.randint(0, ttl - 2)
             ok = not (fate == "bad part" and k == len(reporting) - 1)
+            if fate == "not completed" and k == len(reporting) - 1:
+                # as the controller journals it: before the last part, at its time
+                journal.append({"t": when, "failed": sid, "error": "manifest: disk full"})
             journal.append({"t": when, "part": sid, "node": node, "ok": ok})
         if fate == "start failed":
             journal.append({"t": t + rng.randint(0, 3), "start_failed": sid})
