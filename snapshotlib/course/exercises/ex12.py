@@ -102,7 +102,7 @@ def replay(
             parts[sid].add(event["node"])
             status[sid] = "COMPLETED" if parts[sid] >= set(nodes) else "IN_PROGRESS"
         elif "start_failed" in event or "failed" in event:  # fails its own snapshot
-            sid = event.get("start_failed", event.get("failed"))
+            sid = str(event.get("start_failed", event.get("failed")))
             if status.get(sid) in ("INITIATED", "IN_PROGRESS"):
                 status[sid] = "FAILED"
         elif any(kind in event for kind in FAIL_ALL):
