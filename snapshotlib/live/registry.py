@@ -304,13 +304,7 @@ class Registry:
         those (a compare-and-set in the database): of two callers racing to finish a
         snapshot, exactly one succeeds.
         """
-        unknown = sorted(set(fields) - UPDATABLE)
-        if unknown:
-            raise RegistryError(
-                f"fields: {', '.join(unknown)} cannot be set "
-                f"(columns: {', '.join(sorted(UPDATABLE))})"
-            )
-        values = {k: _storable(v) if isinstance(v, str) else v for k, v in fields.items()}
+        values = _updatable(fields)
         if status is not None:
             values["status"] = _check_status(status)
         if not values:
@@ -415,10 +409,7 @@ class Registry:
     def finish_completed(self, snapshot_id: str, manifest_sha256: str, **fields: Any) -> bool:
         """Move an unfinished snapshot to COMPLETED with ``fields``, recording its
         manifest's SHA-256, in one transaction; whether it moved."""
-        unknown = sorted(set(fields) - UPDATABLE)
-        if unknown:
-            raise RegistryError(f"fields: {', '.join(unknown)} cannot be set")
-        values = {k: _storable(v) if isinstance(v, str) else v for k, v in fields.items()}
+        values = _updatable(fields)
         statement = (
             update(snapshots_table)
             .where(
@@ -591,6 +582,17 @@ def _advice(url: URL) -> str:
         f"{url.database or url.username!r} exists (createdb creates it) and that {user} "
         f"may connect to it"
     )
+
+
+def _updatable(fields: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot row's ``fields`` as stored (:class:`RegistryError` naming any that
+    cannot be set)."""
+    unknown = sorted(set(fields) - UPDATABLE)
+    if unknown:
+        raise RegistryError(
+            f"fields: {', '.join(unknown)} cannot be set (columns: {', '.join(sorted(UPDATABLE))})"
+        )
+    return {k: _storable(v) if isinstance(v, str) else v for k, v in fields.items()}
 
 
 def _storable(value: str) -> str:

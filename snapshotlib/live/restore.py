@@ -180,12 +180,10 @@ class Restores:
     def recover(self) -> None:
         """At start-up: what a controller that stopped left in the restore log."""
         for row in self.registry.restores(PREPARING):
-            self.registry.set_restore(
+            self._abort(
                 row["epoch"],
-                ABORTED,
-                only_from=(PREPARING,),
-                error="the controller stopped before every node was ready; nothing had changed",
-                finished_at=now_iso(),
+                (PREPARING,),
+                "the controller stopped before every node was ready; nothing had changed",
             )
         decided = self.registry.restores(*UNFINISHED)
         self._supersede(decided[:-1], decided[-1]["epoch"] if decided else 0)
@@ -243,14 +241,7 @@ class Restores:
                 )
         if problems:
             reason = "; ".join(problems)
-            await run_in_threadpool(
-                self.registry.set_restore,
-                epoch,
-                ABORTED,
-                only_from=(PREPARING,),
-                error=reason,
-                finished_at=now_iso(),
-            )
+            await run_in_threadpool(self._abort, epoch, (PREPARING,), reason)
             raise RestoreRefused(
                 503 if unreachable else 409,
                 f"restore of {sid} refused, nothing changed (every node runs on as it was): "
@@ -303,13 +294,18 @@ class Restores:
 
     def _supersede(self, rows: Sequence[dict[str, Any]], epoch: int) -> None:
         for row in rows:
-            self.registry.set_restore(
+            self._abort(
                 row["epoch"],
-                ABORTED,
-                only_from=UNFINISHED,
-                error=f"replaced by the restore of epoch {epoch} before it finished",
-                finished_at=now_iso(),
+                UNFINISHED,
+                f"replaced by the restore of epoch {epoch} before it finished",
             )
+
+    def _abort(self, epoch: int, only_from: Sequence[str], reason: str) -> None:
+        """The logged restore of ``epoch`` is ABORTED for ``reason``, if it still is in
+        one of the states ``only_from``."""
+        self.registry.set_restore(
+            epoch, ABORTED, only_from=tuple(only_from), error=reason, finished_at=now_iso()
+        )
 
     async def _switch(
         self, logged: dict[str, Any], parts: dict[str, RestorePart]
@@ -346,14 +342,7 @@ class Restores:
                 f"{', '.join(lost)} left epoch {epoch} after switching to it (restarted, "
                 "holding nothing): restore the cluster again"
             )
-            await run_in_threadpool(
-                self.registry.set_restore,
-                epoch,
-                ABORTED,
-                only_from=(RESUMING,),
-                error=reason,
-                finished_at=now_iso(),
-            )
+            await run_in_threadpool(self._abort, epoch, (RESUMING,), reason)
             self._finished(epoch)
             raise RestoreRefused(503, reason)
         errors = _failures(nodes, resumed)
