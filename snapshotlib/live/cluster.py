@@ -104,7 +104,8 @@ class LiveCluster:
     Parameters
     ----------
     nodes, topology, rate, initial_money, seed, markers, marker_delay_ms, heartbeat_ms, \
-    heartbeat_timeout_ms, ttl_ms, state_keys, chunk_keys, key_bytes, upload_jitter_ms
+    heartbeat_timeout_ms, ttl_ms, state_keys, chunk_keys, key_bytes, upload_jitter_ms, \
+    log_segment_lines
         The cluster (see :class:`~snapshotlib.live.spec.ClusterSpec`).
     restart_crashed
         Start a process that died again (see the module docstring).
@@ -151,6 +152,7 @@ class LiveCluster:
         allow_endpoints: tuple[str, ...] = (),
         allow_buckets: tuple[str, ...] = (),
         retain: int | None = None,
+        log_segment_lines: int = 50_000,
     ) -> None:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
         self.host = host
@@ -172,6 +174,7 @@ class LiveCluster:
         self.allow_endpoints = tuple(allow_endpoints)
         self.allow_buckets = tuple(allow_buckets)
         self.retain = retain
+        self.log_segment_lines = log_segment_lines
         #: processes the supervisor started again: (name, exit status it had)
         self.restarts: list[tuple[str, int]] = []
         self._commands: dict[str, tuple[str, list[str]]] = {}
@@ -276,6 +279,7 @@ class LiveCluster:
             chunk_keys=self.chunk_keys,
             key_bytes=self.key_bytes,
             upload_jitter_ms=self.upload_jitter_ms,
+            log_segment_lines=self.log_segment_lines,
             seed=self.seed,
         )
         # its owner's only when made here (the registry, logs and checkpoints are in it)

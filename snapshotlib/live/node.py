@@ -17,9 +17,9 @@ random neighbours at the cluster's rate.
 
 Everything runs on one asyncio loop, so the algorithm sees one action at a time, as in
 the simulator. Every action (send, receive, marker, initiate) is one line of the node's
-log, ``DIR/<node>.jsonl``, with the node's vector clock after it: the controller
-assembles the logs of all nodes into one run the engine checks
-(:mod:`snapshotlib.live.runlog`). When its part of a snapshot is done the node writes
+log (``DIR/<node>.<first action>.jsonl``, rotated: :mod:`.action_log`), with the node's
+vector clock after it: the controller assembles the logs of all nodes into one run the
+engine checks (:mod:`snapshotlib.live.runlog`). When its part of a snapshot is done the node writes
 the part (its recorded balance and recorded channel states) durably under the
 snapshot's storage URI, then reports it to the controller.
 
@@ -52,13 +52,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import grpc
 
 from ..algorithms.base import SnapshotError
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
+from .action_log import ActionLog
 from .api_token import TokenError, read_token
 from .controller_client import ControllerClient
 from .host import NodeHost
@@ -155,7 +156,7 @@ class Node:
         #: the bank holds back during a restore, until every node is restored
         self.held = await_restore
         self.log_root = log_dir.parent
-        self.log: IO[str] = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        self.log = ActionLog(None, self.me)
         # a node restarted after a crash holds nothing (its money died with the process)
         money = 0 if await_restore else spec.initial_money
         self._start_epoch(
@@ -167,12 +168,9 @@ class Node:
         """Everything an epoch has of its own, anew: the engine's host (with the money of
         ``state``), the clock, the channel numbers, the snapshots, the log (in
         ``log_dir``). The log is opened first: when it cannot be, nothing changed."""
-        if log_dir is None:
-            log, folder = open(os.devnull, "w", encoding="utf-8"), ""  # noqa: SIM115
-        else:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            log = (log_dir / f"{self.me}.jsonl").open("w", encoding="utf-8")
-            folder = log_dir.name  # named in each part: a check reads that run's logs
+        log = ActionLog(log_dir, self.me, segment_lines=self.spec.log_segment_lines)
+        # named in each part: a check reads that run's logs
+        folder = "" if log_dir is None else log_dir.name
         self.state = state
         balance = state.total
         self.clock = [0] * len(self.spec.nodes)

@@ -28,7 +28,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from ..checks.verdict import SnapshotVerdict, snapshot_verdict
 from ..model import Channel
 from ..simulator import ActionError, Simulator
 from ..trace import APP
+from .action_log import read_segments
 from .spec import ClusterSpec
 
 
@@ -69,32 +69,28 @@ def read_logs(
     short (the node was writing it) is dropped."""
     logs: dict[str, list[dict[str, Any]]] = {}
     for node in spec.ids:
-        path = log_dir / f"{node}.jsonl"
         limit = None if upto is None else upto[node]
         lines: list[dict[str, Any]] = []
-        with path.open(encoding="utf-8") if path.exists() else _empty() as rows:
-            for number, row in enumerate(rows, 1):
-                if limit is not None and len(lines) >= limit:
+        for path, number, row in read_segments(log_dir, node):
+            if limit is not None and len(lines) >= limit:
+                break
+            if not row.strip():
+                continue
+            try:
+                line = json.loads(row)
+            except json.JSONDecodeError:
+                if not row.endswith("\n"):  # written in part when the log was read
                     break
-                if not row.strip():
-                    continue
-                try:
-                    line = json.loads(row)
-                except json.JSONDecodeError:
-                    if not row.endswith("\n"):  # written in part when the log was read
-                        break
-                    raise RunLogError(f"{path}, line {number}: not a JSON object") from None
-                if not isinstance(line, dict) or line.get("i") != len(lines):
-                    raise RunLogError(f"{path}, line {number}: expected action {len(lines)}")
-                lines.append(line)
+                raise RunLogError(f"{path}, line {number}: not a JSON object") from None
+            if not isinstance(line, dict) or line.get("i") != len(lines):
+                raise RunLogError(f"{path}, line {number}: expected action {len(lines)}")
+            lines.append(line)
         if limit is not None and len(lines) < limit:
-            raise RunLogError(f"{path}: {len(lines)} actions logged, {limit} needed")
+            raise RunLogError(
+                f"{log_dir / node}.*.jsonl: {len(lines)} actions logged, {limit} needed"
+            )
         logs[node] = lines
     return logs
-
-
-def _empty() -> io.StringIO:
-    return io.StringIO("")
 
 
 def causes_of(spec: ClusterSpec, clocks: Iterable[Sequence[int]]) -> dict[str, int]:

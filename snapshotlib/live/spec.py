@@ -79,6 +79,9 @@ class ClusterSpec:
     upload_jitter_ms
         A node waits a random 0..``upload_jitter_ms`` ms before writing its part (the
         text's jittered upload flush), so that nodes do not all write at once.
+    log_segment_lines
+        Actions per segment of a node's log: a full segment is compressed
+        (:mod:`~snapshotlib.live.action_log`).
     seed
         Seed of the nodes' random transfers (node ``i`` uses ``seed + i``).
     """
@@ -97,6 +100,7 @@ class ClusterSpec:
     chunk_keys: int = 1
     key_bytes: int = 0
     upload_jitter_ms: int = 0
+    log_segment_lines: int = 50_000
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -119,6 +123,7 @@ class ClusterSpec:
             ("chunk_keys", 1),
             ("key_bytes", 0),
             ("upload_jitter_ms", 0),
+            ("log_segment_lines", 1),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:

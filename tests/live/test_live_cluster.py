@@ -57,7 +57,10 @@ def test_every_completed_snapshot_is_the_engine_s_consistent_cut_and_conserves_m
     tmp_path: Path, nodes: int, topology: str, seed: int
 ) -> None:
     rng = random.Random(seed)
-    with LiveCluster(nodes, topology, rate=100.0, seed=seed, workdir=tmp_path) as cluster:
+    # short log segments: the checks read logs rotated and compressed under them
+    with LiveCluster(
+        nodes, topology, rate=100.0, seed=seed, workdir=tmp_path, log_segment_lines=64
+    ) as cluster:
         assert cluster.spec is not None
         ids = cluster.spec.ids
         # several initiators at once (concurrent snapshots), then one more later
@@ -75,6 +78,7 @@ def test_every_completed_snapshot_is_the_engine_s_consistent_cut_and_conserves_m
         # money moved while the snapshots ran: the runs are not trivial
         assert check.simulator is not None
         assert sum(1 for a in check.simulator.trace.actions if a.kind == "send") > 3 * nodes
+        assert list((tmp_path / "logs" / "run-001").glob("P1.*.jsonl.gz"))
 
 
 def test_no_process_is_left_behind(tmp_path: Path) -> None:

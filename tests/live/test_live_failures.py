@@ -26,6 +26,7 @@ from live_support import completed, require_live, run_async
 
 require_live()
 
+from snapshotlib.live.action_log import read_segments  # noqa: E402
 from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
 from snapshotlib.live.keyed_state import table_from_json  # noqa: E402
 from snapshotlib.live.registry import DONE, PREPARING, SWITCHING, Registry  # noqa: E402
@@ -105,7 +106,7 @@ def test_a_node_crashing_mid_snapshot_fails_it_and_the_others_free_their_buffers
         with pytest.raises(LiveClusterError, match=r"409 .*P3 is down \(no heartbeat"):
             cluster.trigger("P2")
         # the abandon is in P1's log, where the replay applies it
-        logs = (tmp_path / "logs" / "run-001" / "P1.jsonl").read_text().splitlines()
+        logs = [row for _, _, row in read_segments(tmp_path / "logs" / "run-001", "P1")]
         assert {"kind": "discard", "snapshot": sid} in [
             {k: v for k, v in json.loads(line).items() if k in ("kind", "snapshot")}
             for line in logs

@@ -16,6 +16,7 @@ from live_support import require_live, run_async
 
 require_live()
 
+from snapshotlib.live.action_log import read_segments  # noqa: E402
 from snapshotlib.live.keyed_state import KeyedState, chunk_name, chunks, table_to_json  # noqa: E402
 from snapshotlib.live.node import Node  # noqa: E402
 from snapshotlib.live.parts import digest  # noqa: E402
@@ -142,7 +143,7 @@ def test_preparing_changes_nothing_and_a_repeated_switch_is_answered_as_the_firs
         assert (node.epoch, node.held, node.state.total) == (1, True, 1000)
         again = await node.restore(SID, uri, sha256, 1, "epoch-001-abc")
         assert again == first
-        log = (tmp_path / "logs" / "epoch-001-abc" / "P1.jsonl").read_text().splitlines()
+        log = [row for _, _, row in read_segments(tmp_path / "logs" / "epoch-001-abc", "P1")]
         assert [json.loads(line)["kind"] for line in log] == ["restore", "reinject", "reinject"]
         # an older epoch, or a foreign folder, is refused
         with pytest.raises(RestoreError, match="epoch: above P1's 1 expected, got 1"):
