@@ -20,6 +20,7 @@ Standard library only.
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import re
 import shutil
@@ -28,10 +29,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+log = logging.getLogger(__name__)
+
 #: actions per segment (about 4.5 MB plain, 0.6 MB compressed)
 SEGMENT_LINES = 50_000
-#: how a segment's file is named: node, first action, compressed or not
-SEGMENT = re.compile(r"^(?P<node>[A-Za-z0-9_-]+)\.(?P<first>\d{9})\.jsonl(?P<gz>\.gz)?$")
 
 
 def segment_name(node: str, first: int, *, compressed: bool = False) -> str:
@@ -53,6 +54,11 @@ class ActionLog:
         self._file: IO[str] | None = None
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
+            # a log begins anew (a node switched to the same epoch again, after a
+            # restart): segments an earlier writer left would be read as its sequel
+            for old in _segments(folder, node).values():
+                for path in old:
+                    path.unlink(missing_ok=True)
             self._file = self._open(0)
 
     def _open(self, first: int) -> IO[str]:
@@ -81,35 +87,58 @@ class ActionLog:
         if self._file is not None:
             self._file.flush()
 
-    def close(self) -> None:
-        """Flush and close; wait for the compressions under way."""
+    def close(self, *, wait: bool = True) -> None:
+        """Flush and close; with ``wait``, wait for the compressions under way (a node
+        leaving a log for a new epoch's need not: they finish on their own)."""
         if self._file is not None:
             self._file.close()
             self._file = None
-        for worker in self._compressing:
-            worker.join()
+        if wait:
+            for worker in self._compressing:
+                worker.join()
 
 
 def compress(path: Path) -> None:
-    """``path`` to ``path.gz``, whole before it appears; then ``path`` goes."""
+    """``path`` to ``path.gz``, whole and on disk before it appears; then ``path`` goes.
+    A failure (a full disk) leaves ``path`` as it was: it is logged, never raised."""
     temporary = path.with_name(path.name + ".gz.part")
-    with path.open("rb") as plain, gzip.open(temporary, "wb", compresslevel=6) as packed:
-        shutil.copyfileobj(plain, packed)
-    os.replace(temporary, path.with_name(path.name + ".gz"))
-    path.unlink()
+    try:
+        with path.open("rb") as plain, temporary.open("wb") as raw:
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6) as packed:
+                shutil.copyfileobj(plain, packed)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(temporary, path.with_name(path.name + ".gz"))
+        _fsync_folder(path.parent)
+        path.unlink()
+    except OSError:
+        log.exception("compressing %s (it stays as it is)", path)
+        temporary.unlink(missing_ok=True)
+
+
+def _fsync_folder(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _segments(folder: Path, node: str) -> dict[int, list[Path]]:
+    """``node``'s segments in ``folder``: each one's files, by its first action."""
+    pattern = re.compile(re.escape(node) + r"\.(\d{9,})\.jsonl(\.gz)?")
+    found: dict[int, list[Path]] = {}
+    for name in os.listdir(folder) if folder.is_dir() else ():
+        match = pattern.fullmatch(name)
+        if match:
+            found.setdefault(int(match[1]), []).append(folder / name)
+    return found
 
 
 def read_segments(folder: Path, node: str) -> Iterator[tuple[Path, int, str]]:
     """Every line of ``node``'s log in ``folder``, in order, as (file, line number in
     it, text). A segment compressed while it is being listed is read compressed."""
-    firsts = sorted(
-        {
-            int(match["first"])
-            for match in map(SEGMENT.match, os.listdir(folder) if folder.is_dir() else ())
-            if match and match["node"] == node
-        }
-    )
-    for first in firsts:
+    for first in sorted(_segments(folder, node)):
         plain = folder / segment_name(node, first)
         packed = folder / segment_name(node, first, compressed=True)
         path = packed if packed.exists() else plain

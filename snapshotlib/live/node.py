@@ -197,7 +197,7 @@ class Node:
         self._forget_at = FORGET_EVERY
         #: per snapshot still open here: when this node recorded (monotonic seconds)
         self._open_since: dict[str, float] = {}
-        self.log.close()
+        self.log.close(wait=False)  # on the loop: the old epoch's compression goes on
         self.log, self.log_folder = log, folder
 
     # --------------------------------------------------------------- actions

@@ -215,9 +215,11 @@ class SnapshotService:
             if recorded:
                 # settled first: a completion that fails journals why before this part,
                 # so the part (the last one) finds its snapshot no longer open
-                row = self._settle(snapshot_id, now_ms)
-                part = {"part": snapshot_id, "node": report.node_id, "ok": report.ok}
-                self.journal.write(part, now_ms)
+                try:
+                    row = self._settle(snapshot_id, now_ms)
+                finally:  # the part is recorded: journalled even if settling failed
+                    part = {"part": snapshot_id, "node": report.node_id, "ok": report.ok}
+                    self.journal.write(part, now_ms)
             else:
                 row = self.snapshot(snapshot_id)
         return PartAnswer(

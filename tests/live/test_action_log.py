@@ -108,3 +108,33 @@ def test_a_log_that_keeps_nothing_writes_nothing(tmp_path: Path) -> None:
     log.close()
     assert log.written == 0
     assert not list(tmp_path.iterdir())
+
+
+def test_a_compression_that_fails_leaves_the_segment_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = tmp_path / segment_name("P1", 0)
+    plain.write_text(action(0) + action(1))
+
+    def disk_full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copyfileobj", disk_full)
+    compress(plain)  # logged, not raised: the node goes on
+    assert sorted(p.name for p in tmp_path.iterdir()) == [plain.name]
+    assert [row for _, _, row in read_segments(tmp_path, "P1")] == [action(0), action(1)]
+
+
+def test_a_log_begun_again_in_its_folder_does_not_read_an_earlier_one_as_its_sequel(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "P1", 11, segment_lines=3)
+    write(tmp_path, "P1", 4, segment_lines=3)  # a node switched to the same epoch again
+    assert [line["i"] for line in read_logs(spec(), tmp_path)["P1"]] == [0, 1, 2, 3]
+
+
+def test_any_node_name_reads_back_only_its_own_segments(tmp_path: Path) -> None:
+    write(tmp_path, "n.1", 5, segment_lines=2)
+    write(tmp_path, "n", 3, segment_lines=2)
+    assert len(list(read_segments(tmp_path, "n.1"))) == 5
+    assert len(list(read_segments(tmp_path, "n"))) == 3

@@ -78,7 +78,8 @@ def test_every_completed_snapshot_is_the_engine_s_consistent_cut_and_conserves_m
         # money moved while the snapshots ran: the runs are not trivial
         assert check.simulator is not None
         assert sum(1 for a in check.simulator.trace.actions if a.kind == "send") > 3 * nodes
-        assert list((tmp_path / "logs" / "run-001").glob("P1.*.jsonl.gz"))
+    # a node that stops has finished compressing its full segments
+    assert list((tmp_path / "logs" / "run-001").glob("P1.*.jsonl.gz"))
 
 
 def test_no_process_is_left_behind(tmp_path: Path) -> None:

@@ -132,14 +132,18 @@ def random_journal(seed: int) -> dict[str, Any]:
             list(nodes) if fate != "open" else rng.sample(nodes, rng.randint(0, len(nodes) - 1))
         )
         last = t + rng.choice([ttl - 1, ttl]) if fate == "boundary" else None
+        parts = []
         for k, node in enumerate(rng.sample(reporting, len(reporting))):
             when = last if last is not None and k == len(reporting) - 1 else None
             when = when if when is not None else t + rng.randint(0, ttl - 2)
             ok = not (fate == "bad part" and k == len(reporting) - 1)
-            if fate == "not completed" and k == len(reporting) - 1:
-                # as the controller journals it: before the last part, at its time
-                journal.append({"t": when, "failed": sid, "error": "manifest: disk full"})
-            journal.append({"t": when, "part": sid, "node": node, "ok": ok})
+            parts.append({"t": when, "part": sid, "node": node, "ok": ok})
+        if fate == "not completed" and parts:
+            # as the controller journals it: just before the last part, at its time
+            latest = max(range(len(parts)), key=lambda k: (parts[k]["t"], k))
+            failed = {"t": parts[latest]["t"], "failed": sid, "error": "manifest: disk full"}
+            parts.insert(latest, failed)
+        journal += parts
         if fate == "start failed":
             journal.append({"t": t + rng.randint(0, 3), "start_failed": sid})
         elif fate == "membership":
