@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from .storage import fsync_dir
+
 log = logging.getLogger(__name__)
 
 #: actions per segment (about 4.5 MB plain, 0.6 MB compressed)
@@ -109,19 +111,11 @@ def compress(path: Path) -> None:
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(temporary, path.with_name(path.name + ".gz"))
-        _fsync_folder(path.parent)
+        fsync_dir(path.parent)
         path.unlink()
     except OSError:
         log.exception("compressing %s (it stays as it is)", path)
         temporary.unlink(missing_ok=True)
-
-
-def _fsync_folder(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _segments(folder: Path, node: str) -> dict[int, list[Path]]:

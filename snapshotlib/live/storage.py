@@ -373,7 +373,7 @@ def _write(location: StorageLocation, name: str, data: bytes, once: bool) -> str
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             raise
-        _fsync_dir(location.path)
+        fsync_dir(location.path)
     except OSError as e:
         raise StorageError(f"{uri}: could not write: {e.strerror or e}") from e
     return uri
@@ -517,10 +517,11 @@ def _make_dirs(path: str) -> None:
             if not os.path.isdir(directory):
                 raise
             continue  # made meanwhile by another writer, which syncs its parent
-        _fsync_dir(os.path.dirname(directory))
+        fsync_dir(os.path.dirname(directory))
 
 
-def _fsync_dir(path: str) -> None:
+def fsync_dir(path: str | Path) -> None:
+    """Make the entries of folder ``path`` (a file renamed or removed in it) durable."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
