@@ -17,6 +17,7 @@ import ipaddress
 import os
 import re
 import shutil
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,12 @@ def spark_session(master: str | None = None, app_name: str = "snapshotlib") -> A
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}",
     }
+    if unix_sockets_supported():
+        # the driver's exchanges with its JVM (collecting a result, accumulators, Python
+        # workers) go over Unix sockets instead of loopback ports: a stray client (a
+        # Jupyter kernel's, reconnecting to the port its kernel had) that reaches such a
+        # port before the driver does fails the job with CANNOT_OPEN_SOCKET
+        settings["spark.python.unix.domain.socket.enabled"] = "true"
     cores = local_cores(master)
     if cores is not None:
         # a summary's group-by has few groups: a handful of partitions per core is plenty
@@ -82,6 +89,16 @@ def spark_session(master: str | None = None, app_name: str = "snapshotlib") -> A
         raise SparkStartError(f"cannot start Spark on {master or 'spark-submit'}: {e}") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def unix_sockets_supported() -> bool:
+    """Whether this PySpark can talk to its JVM over Unix sockets (Spark 4.1 and later,
+    on a system that has them)."""
+    import pyspark
+
+    found = re.match(r"(\d+)\.(\d+)", pyspark.__version__)
+    return hasattr(socket, "AF_UNIX") and found is not None and (
+        int(found.group(1)), int(found.group(2))) >= (4, 1)  # fmt: skip
 
 
 def check_master(master: str) -> None:
