@@ -36,6 +36,7 @@ from typing import Any
 
 from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
+from .parts import CheckedPart, PartError, check_part, digest
 from .runlog import (
     LiveCheck,
     assemble,
@@ -453,14 +454,16 @@ class LiveCluster:
         status = self.status(snapshot_id)
         if status["status"] != "COMPLETED":
             raise LiveClusterError(f"{snapshot_id} is {status['status']}, not COMPLETED")
-        manifest = json.loads(read(status["checkpoint_manifest_uri"]))
-        parts = {part["node_id"]: json.loads(read(part["part_uri"])) for part in manifest["parts"]}
+        parts, raw = stored_parts(spec, snapshot_id, status)
         # The causes of the parts' ends: a node's log up to its own part is on disk
         # before the part is; later actions of it that another part depends on are
         # written when asked for its health (or when it stopped).
-        upto = causes_of(spec, (p["done_clock"] for p in parts.values()))
+        try:
+            upto = causes_of(spec, (p["done_clock"] for p in raw.values()))
+        except (KeyError, TypeError, ValueError) as e:
+            raise LiveClusterError(f"{snapshot_id}: a part's done_clock: {e}") from None
         self.health()
-        folders = {str(p.get("log_folder", "")) for p in parts.values()}
+        folders = {str(p.get("log_folder", "")) for p in raw.values()}
         folder = folders.pop() if len(folders) == 1 else ""
         if not folder or "/" in folder or folder.startswith("."):
             raise LiveClusterError(f"{snapshot_id}: its parts do not name one run's logs")
@@ -563,3 +566,49 @@ def _storage_root(given: str | Path | None, storage: str, workdir: Path) -> Path
         if not folder.is_relative_to(workdir):
             return folder
     return workdir
+
+
+def stored_parts(
+    spec: ClusterSpec, snapshot_id: str, status: dict[str, Any]
+) -> tuple[dict[str, CheckedPart], dict[str, dict[str, Any]]]:
+    """Each node's part of completed ``snapshot_id`` (whose ``status`` the controller
+    gave), read back as a restore reads it: the bytes the manifest's SHA-256 names,
+    checked field by field; and each part as stored. :class:`LiveClusterError` naming
+    the manifest or the part, and what is wrong."""
+    uri = str(status.get("checkpoint_manifest_uri") or "")
+    try:
+        manifest = json.loads(read(uri))
+        listed = {str(entry["node_id"]): entry for entry in manifest["parts"]}
+    except (OSError, StorageError, ValueError, KeyError, TypeError) as e:
+        raise LiveClusterError(
+            f"{snapshot_id}: manifest {uri or '(none)'}: cannot be read ({e})"
+        ) from None
+    checked: dict[str, CheckedPart] = {}
+    raw: dict[str, dict[str, Any]] = {}
+    network = spec.network()
+    for node in spec.ids:
+        if node not in listed:
+            raise LiveClusterError(f"{snapshot_id}: manifest {uri}: no part of {node}")
+        part_uri = str(listed[node].get("part_uri", ""))
+        try:
+            data = read(part_uri)
+            if digest(data) != listed[node].get("sha256"):
+                raise PartError(
+                    f"{node}'s part of {snapshot_id} ({part_uri}): its bytes differ from "
+                    "the SHA-256 the manifest records"
+                )
+            checked[node] = check_part(
+                data, part_uri, snapshot_id=snapshot_id, node_id=node, network=network
+            )
+        except (OSError, StorageError) as e:
+            raise LiveClusterError(f"{node}'s part of {snapshot_id}: {e}") from None
+        except PartError as e:
+            raise LiveClusterError(str(e)) from None
+        raw[node] = json.loads(data)
+    recorded = sum(part.total for part in checked.values())
+    if manifest.get("recorded_total") != recorded:
+        raise LiveClusterError(
+            f"{snapshot_id}: manifest {uri}: its recorded_total says "
+            f"{manifest.get('recorded_total')}, its parts hold {recorded}"
+        )
+    return checked, raw

@@ -41,6 +41,7 @@ from ..model import Channel
 from ..simulator import ActionError, Simulator
 from ..trace import APP
 from .action_log import read_segments
+from .parts import CheckedPart
 from .spec import ClusterSpec
 
 
@@ -320,11 +321,12 @@ class LiveCheck:
 
 
 def check_live_snapshot(
-    spec: ClusterSpec, parts: dict[str, dict[str, Any]], sim: Simulator, snapshot_id: str
+    spec: ClusterSpec, parts: dict[str, CheckedPart], sim: Simulator, snapshot_id: str
 ) -> LiveCheck:
     """Compare the nodes' ``parts`` of ``snapshot_id`` with the engine's replay ``sim``."""
     differences = []
     snap = sim.snapshot(snapshot_id)
+    channels = sim.network.channels
     for node in spec.ids:
         part = parts.get(node)
         if part is None:
@@ -333,15 +335,14 @@ def check_live_snapshot(
         engine = snap.processes.get(node)
         if engine is None:
             differences.append(f"the engine's replay has no state of {node}")
-        elif engine.state != part["balance"]:
-            differences.append(f"{node} recorded {part['balance']}, the engine {engine.state}")
-        for name, amounts in part["channels"].items():
+        elif engine.state != part.balance:
+            differences.append(f"{node} recorded {part.balance}, the engine {engine.state}")
+        for index, amounts in part.channels.items():
+            name = str(channels[index])
             replayed = [m.payload for m in snap.channels.get(name, ())]
             if replayed != amounts:
                 differences.append(f"{name}: {node} recorded {amounts}, the engine {replayed}")
-    recorded = sum(
-        p["balance"] + sum(sum(a) for a in p["channels"].values()) for p in parts.values()
-    )
+    recorded = sum(p.total for p in parts.values())
     return LiveCheck(
         snapshot_id,
         snapshot_verdict(sim, snapshot_id),

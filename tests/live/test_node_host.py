@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from snapshotlib.algorithms.chandy_lamport import ChandyLamport
 from snapshotlib.live.host import NodeHost
+from snapshotlib.live.parts import CheckedPart
 from snapshotlib.live.runlog import (
     RunLogError,
     assemble,
@@ -109,16 +110,14 @@ class Nodes:
         )
         self.hosts[p].initiate(sid)
 
-    def part(self, p: str, sid: str) -> dict[str, Any]:
+    def part(self, p: str, sid: str) -> CheckedPart:
+        """What node ``p`` recorded of ``sid``, as a part read back from storage holds it."""
         host = self.hosts[p]
         rec = host.algorithm.records[sid]
-        return {
-            "balance": rec.states[p],
-            "channels": {
-                str(self.net.channels[ch]): [host.messages[m].payload for m in rec.channels[ch]]
-                for ch in host.input_channels(p)
-            },
-        }
+        channels = {}
+        for ch in host.input_channels(p):
+            channels[ch] = [host.messages[m].payload for m in rec.channels[ch]]
+        return CheckedPart(sid, p, "", rec.states[p], channels, {})
 
     def run(self, rng: random.Random, steps: int, starts: dict[int, tuple[str, str]]) -> None:
         """``steps`` random actions; ``starts``: at step k, node p initiates sid."""
@@ -206,7 +205,7 @@ def test_a_transfer_that_overtakes_a_marker_makes_an_inconsistent_snapshot_the_c
 ):
     spec, nodes = overtaken_snapshot("out-of-band")
     parts = {p: nodes.part(p, "s1") for p in spec.ids}
-    assert parts["P2"]["balance"] == 110  # the 10 counted at P2, and still at P1
+    assert parts["P2"].balance == 110  # the 10 counted at P2, and still at P1
     check = check_live_snapshot(spec, parts, replay(spec, assemble(spec, nodes.logs)), "s1")
     assert check.same_as_engine and not check.ok
     assert check.reason is not None
