@@ -370,6 +370,66 @@ markers_sent
 #: honest learner-style answers per exercise: the cells they fill, the marks they must
 #: keep, and whether question 1's own check must say "passed" (for exercise 9: that it
 #: does not refuse the answer)
+# a learner's statuses: a helper, an elif for each kind of event, the failed event
+# handled on its own, a self-check on the small journal printed at the end
+HONEST_STATUSES = """
+OPEN = {"INITIATED", "IN_PROGRESS"}
+
+
+def statuses(journal, nodes, ttl_ms):
+    status = {}
+    start_time = {}
+    have = {}
+
+    def fail_every_open_one():
+        for snap in status:
+            if status[snap] in OPEN:
+                status[snap] = "FAILED"
+
+    for e in sorted(journal, key=lambda e: e["t"]):
+        now = e["t"]
+        for snap in list(status):  # the time-to-live first, whatever the event
+            if status[snap] in OPEN and now - start_time[snap] >= ttl_ms:
+                status[snap] = "FAILED"
+        if "trigger" in e:
+            snap = e["trigger"]
+            status[snap] = "INITIATED"
+            start_time[snap] = now
+            have[snap] = set()
+        elif "part" in e:
+            snap = e["part"]
+            if status.get(snap) not in OPEN:
+                continue
+            if e["ok"] == False:
+                status[snap] = "FAILED"
+                continue
+            have[snap].add(e["node"])
+            if all(n in have[snap] for n in nodes):
+                status[snap] = "COMPLETED"
+            else:
+                status[snap] = "IN_PROGRESS"
+        elif "start_failed" in e:
+            if status.get(e["start_failed"]) in OPEN:
+                status[e["start_failed"]] = "FAILED"
+        elif "failed" in e:
+            snap = e["failed"]
+            if snap in status and status[snap] in OPEN:
+                status[snap] = "FAILED"
+        elif "left" in e or "joined" in e:
+            fail_every_open_one()
+        elif "restore" in e:
+            fail_every_open_one()
+        elif "controller_started" in e:
+            fail_every_open_one()
+    return status
+
+
+mine = statuses([{"t": 0, "trigger": "s1", "node": "P1"},
+                 {"t": 1, "part": "s1", "node": "P1", "ok": True},
+                 {"t": 2, "failed": "s1", "error": "manifest not written"}], ["P1", "P2"], 100)
+print(mine)
+"""
+
 HONEST_WORK = {
     "02_marker_rules": (
         {"class MarkerRules": HONEST_MARKER_RULES, "markers_sent": HONEST_MARKERS_SENT},
@@ -386,6 +446,7 @@ HONEST_WORK = {
         {"q1": 4.0, "q2": 0.0},
         True,
     ),
+    "12_live_controller": ({"def statuses": HONEST_STATUSES}, {"q1": 7.0}, True),
     "13_possibly_definitely": (
         {"def definitely": HONEST_DEFINITELY, "my_run": HONEST_RUN},
         {"q1": 4.0, "q2": 3.0},
