@@ -12,6 +12,7 @@ Tests that pin their own ``settings`` keep them whatever the profile.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,24 +26,29 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 #: the suites that run in one worker, in order, each as one unit (a path prefix, or the
 #: files that make one suite): the browser walks share one JupyterLab; the live-lab
-#: tests their PostgreSQL and S3 servers; and every test that grades submissions, as
-#: those that look for a submission's processes left behind look machine-wide (the
-#: Spark tests are there too: they grade, and share one Spark session)
+#: tests their PostgreSQL and S3 servers; the Spark tests one Spark session. (The tests
+#: that grade may run beside each other: each grader's submissions have user ids of its
+#: own, and the check for processes left behind passes over the other workers'.)
 TOGETHER: dict[str, tuple[str, ...]] = {
     "browser": ("tests/browser/",),
     "live": ("tests/live/",),
-    "grading": (
-        "tests/spark/",
-        "tests/test_grading.py",
-        "tests/test_exercises.py",
-        "tests/test_exercise_checks.py",
-        "tests/test_otter_compatible.py",
-    ),
+    "spark": ("tests/spark/",),
 }
 
 
-#: the units that take longest (about 11 and 9 minutes on two cores), started first
-LONGEST = ("grading", "browser")
+#: the units that take longest (the browser walks about 25 minutes of one worker on a
+#: busy day; the Spark tests, and each file that grades, 5 to 12), started first in
+#: this order: the longest first keeps the two workers' ends close
+LONGEST = (
+    "browser",
+    "spark",
+    "tests/test_exercise_checks.py",
+    "tests/test_exercises.py",
+    "tests/test_otter_compatible.py",
+    "live",
+    "tests/test_grading.py",
+    "tests/test_publish.py",
+)
 
 
 def work_unit(nodeid: str) -> str:
@@ -87,23 +93,39 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 def built_exercises(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
     """Every exercise built as ``make exercises`` builds it, once per test run, into a
     scratch folder: its student notebook, its autograder zip, and otter's autograder
-    notebook (the solution with every test)."""
+    notebook (the solution with every test). Under ``make test`` the first worker that
+    needs them builds them, under a lock, and the other reads them."""
+    import fcntl
+
     from support import make_exercises_tool, require_otter
 
     require_otter("tests of the built exercises")
-    tool = make_exercises_tool()
     root = Path(__file__).resolve().parents[1]
-    out: dict[str, dict[str, Path]] = {}
-    for solution in sorted((root / "solutions").glob("[0-9]*.ipynb")):
-        name = solution.stem
-        work = tmp_path_factory.mktemp(name)
-        student, zipped = tool.make_exercise(
-            solution, work / "exercises", work / "autograder", run_tests=False,
-            dist=work / "dist",
-        )  # fmt: skip
-        out[name] = {
-            "student": student,
-            "zip": zipped,
-            "solution": work / "dist" / "autograder" / f"{name}.ipynb",
+    names = [solution.stem for solution in sorted((root / "solutions").glob("[0-9]*.ipynb"))]
+    base = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:  # the folder the workers' own folders are in
+        base = base.parent
+    folder = base / "built-exercises"
+    folder.mkdir(exist_ok=True)
+    out = {
+        name: {
+            "student": folder / name / "exercises" / f"{name}.ipynb",
+            "zip": folder / name / "autograder" / f"{name}.zip",
+            "solution": folder / name / "dist" / "autograder" / f"{name}.ipynb",
         }
+        for name in names
+    }
+    with (base / "built-exercises.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "done").exists():
+            tool = make_exercises_tool()
+            for name in names:
+                work = folder / name
+                shutil.rmtree(work, ignore_errors=True)
+                student, zipped = tool.make_exercise(
+                    root / "solutions" / f"{name}.ipynb", work / "exercises",
+                    work / "autograder", run_tests=False, dist=work / "dist",
+                )  # fmt: skip
+                assert (student, zipped) == (out[name]["student"], out[name]["zip"])
+            (folder / "done").touch()
     return out

@@ -798,18 +798,41 @@ def test_a_dead_kernel_scores_nothing_and_says_why(graded: dict[str, Any]) -> No
     assert "process ended" in r.detail, r.detail
 
 
+def _graders_of_other_test_workers() -> set[int]:
+    """Each live process of the other pytest-xdist workers, as the part of a submission's
+    user id that names its grader (``pid % 10_000``, see jail.submission_uid): another
+    worker may be grading at this moment, and its submissions are not left behind."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return set()
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(stat.parent.name))
+    # the workers are the children of pytest's own process; this one is left out
+    todo = [pid for pid in children.get(os.getppid(), []) if pid != os.getpid()]
+    others = set()
+    while todo:
+        pid = todo.pop()
+        others.add(pid % 10_000)
+        todo += children.get(pid, [])
+    return others
+
+
 def submission_processes() -> list[int]:
-    """Processes running under a submission's own user id (see jail._UID_BASE)."""
+    """Processes running under a submission's own user id (see jail._UID_BASE), but for
+    those of a grader that another test worker runs."""
     from snapshotlib.grading.jail import _UID_BASE
 
-    left = []
+    left, busy = [], _graders_of_other_test_workers()
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
         except (OSError, ValueError):
             continue  # ended meanwhile
         zombie = fields["State"].split()[0] == "Z"  # killed, waiting for init to reap it
-        if int(fields["Uid"].split()[0]) >= _UID_BASE and not zombie:
+        uid = int(fields["Uid"].split()[0])
+        if uid >= _UID_BASE and not zombie and (uid - _UID_BASE) // 10_000 not in busy:
             left.append(int(status.parent.name))
     return left
 
