@@ -367,9 +367,6 @@ markers_sent
 """
 
 
-#: honest learner-style answers per exercise: the cells they fill, the marks they must
-#: keep, and whether question 1's own check must say "passed" (for exercise 9: that it
-#: does not refuse the answer)
 # a learner's statuses: a helper, an elif for each kind of event, the failed event
 # handled on its own, a self-check on the small journal printed at the end
 HONEST_STATUSES = """
@@ -430,6 +427,9 @@ mine = statuses([{"t": 0, "trigger": "s1", "node": "P1"},
 print(mine)
 """
 
+#: honest learner-style answers per exercise: the cells they fill, the marks they must
+#: keep, and whether question 1's own check must say "passed" (for exercise 9: that it
+#: does not refuse the answer)
 HONEST_WORK = {
     "02_marker_rules": (
         {"class MarkerRules": HONEST_MARKER_RULES, "markers_sent": HONEST_MARKERS_SENT},

@@ -801,21 +801,32 @@ def test_a_dead_kernel_scores_nothing_and_says_why(graded: dict[str, Any]) -> No
 def _graders_of_other_test_workers() -> set[int]:
     """Each live process of the other pytest-xdist workers, as the part of a submission's
     user id that names its grader (``pid % 10_000``, see jail.submission_uid): another
-    worker may be grading at this moment, and its submissions are not left behind."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
+    worker may be grading at this moment, and its submissions are not left behind.
+
+    A worker's processes are its descendants (the worker grades in its own process too),
+    and every process whose environment names another worker: a grader that Spark started
+    for it and whose parent ended stays one of them.
+    """
+    mine = os.environ.get("PYTEST_XDIST_WORKER")
+    if mine is None:
         return set()
     children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    others = set()
+    for proc in Path("/proc").glob("[0-9]*"):
         with contextlib.suppress(OSError, ValueError, IndexError):
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            children.setdefault(ppid, []).append(int(stat.parent.name))
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(proc.name))
+            for entry in (proc / "environ").read_bytes().split(b"\0"):
+                name, _, worker = entry.partition(b"=")
+                if name == b"PYTEST_XDIST_WORKER" and worker != mine.encode():
+                    others.add(int(proc.name) % 10_000)
     # the workers are the children of pytest's own process; this one is left out
     todo = [pid for pid in children.get(os.getppid(), []) if pid != os.getpid()]
-    others = set()
     while todo:
         pid = todo.pop()
         others.add(pid % 10_000)
         todo += children.get(pid, [])
+    others.discard(os.getpid() % 10_000)  # this worker's own submissions always count
     return others
 
 

@@ -39,6 +39,7 @@ from .hub import browser_address
 from .parts import CheckedPart, PartError, check_part, digest
 from .runlog import (
     LiveCheck,
+    RunLogError,
     assemble,
     causes_of,
     check_live_snapshot,
@@ -458,17 +459,17 @@ class LiveCluster:
         # The causes of the parts' ends: a node's log up to its own part is on disk
         # before the part is; later actions of it that another part depends on are
         # written when asked for its health (or when it stopped).
-        try:
-            upto = causes_of(spec, (p["done_clock"] for p in raw.values()))
-        except (KeyError, TypeError, ValueError) as e:
-            raise LiveClusterError(f"{snapshot_id}: a part's done_clock: {e}") from None
+        upto = causes_of(spec, (p["done_clock"] for p in raw.values()))
         self.health()
         folders = {str(p.get("log_folder", "")) for p in raw.values()}
         folder = folders.pop() if len(folders) == 1 else ""
         if not folder or "/" in folder or folder.startswith("."):
             raise LiveClusterError(f"{snapshot_id}: its parts do not name one run's logs")
-        logs = read_logs(spec, self.workdir / "logs" / folder, upto)
-        sim = replay(spec, assemble(spec, logs), starting_balances(spec, logs))
+        try:
+            logs = read_logs(spec, self.workdir / "logs" / folder, upto)
+            sim = replay(spec, assemble(spec, logs), starting_balances(spec, logs))
+        except RunLogError as e:
+            raise LiveClusterError(f"{snapshot_id}: its run cannot be replayed: {e}") from None
         return check_live_snapshot(spec, parts, sim, snapshot_id)
 
     # ------------------------------------------------------------ helpers
@@ -592,7 +593,10 @@ def stored_parts(
         part_uri = str(listed[node].get("part_uri", ""))
         try:
             data = read(part_uri)
-            if digest(data) != listed[node].get("sha256"):
+            recorded_sha256 = listed[node].get("sha256")
+            if not isinstance(recorded_sha256, str) or not recorded_sha256:
+                raise PartError(f"{snapshot_id}: manifest {uri}: no SHA-256 of {node}'s part")
+            if digest(data) != recorded_sha256:
                 raise PartError(
                     f"{node}'s part of {snapshot_id} ({part_uri}): its bytes differ from "
                     "the SHA-256 the manifest records"
@@ -605,6 +609,16 @@ def stored_parts(
         except PartError as e:
             raise LiveClusterError(str(e)) from None
         raw[node] = json.loads(data)
+        clock = raw[node].get("done_clock")
+        if not (
+            isinstance(clock, list)
+            and len(clock) == len(spec.ids)
+            and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in clock)
+        ):
+            raise LiveClusterError(
+                f"{node}'s part of {snapshot_id} ({part_uri}): done_clock: a list of "
+                f"{len(spec.ids)} whole numbers at least 0 expected, got {clock!r:.60}"
+            )
     recorded = sum(part.total for part in checked.values())
     if manifest.get("recorded_total") != recorded:
         raise LiveClusterError(

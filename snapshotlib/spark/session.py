@@ -67,11 +67,13 @@ def spark_session(master: str | None = None, app_name: str = "snapshotlib") -> A
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}",
     }
-    if unix_sockets_supported():
-        # the driver's exchanges with its JVM (collecting a result, accumulators, Python
-        # workers) go over Unix sockets instead of loopback ports: a stray client (a
-        # Jupyter kernel's, reconnecting to the port its kernel had) that reaches such a
-        # port before the driver does fails the job with CANNOT_OPEN_SOCKET
+    if master is not None and is_loopback(master) and unix_sockets_supported():
+        # on this machine, the driver's exchanges with its JVM (collecting a result,
+        # accumulators, Python workers) go over Unix sockets in /tmp instead of loopback
+        # ports: a stray client (a Jupyter kernel's, reconnecting to the port its ended
+        # kernel had) that reaches such a port before the driver does fails the job with
+        # CANNOT_OPEN_SOCKET. (Elsewhere, a cluster's executors may have a temporary
+        # folder too deep for a socket's path.)
         settings["spark.python.unix.domain.socket.enabled"] = "true"
     cores = local_cores(master)
     if cores is not None:

@@ -81,3 +81,32 @@ def test_a_manifest_without_a_node_or_unreadable_is_refused(tmp_path: Path) -> N
     (tmp_path / "broken" / "manifest.json").write_text("{")
     with pytest.raises(LiveClusterError, match=r"manifest .*cannot be read"):
         stored_parts(two_nodes(), SID, status)
+
+
+def test_a_part_without_a_whole_done_clock_or_a_manifest_without_its_hash_is_refused(
+    tmp_path: Path,
+) -> None:
+    def clock_of_floats(name: str, data: bytes) -> bytes:
+        return data.replace(b'"done_clock": [1, 1]', b'"done_clock": [1.5, 1]')
+
+    def edit_and_rehash(edit: Any) -> Any:  # the manifest records the edited bytes
+        def edited(name: str, data: bytes) -> bytes:
+            if name != "manifest":
+                return data
+            manifest = json.loads(data)
+            for entry in manifest["parts"]:
+                path = Path(entry["part_uri"].removeprefix("file://"))
+                entry["sha256"] = digest(path.read_bytes())
+            return json.dumps(manifest).encode()
+
+        return lambda name, data: edited(name, edit(name, data))
+
+    with pytest.raises(LiveClusterError, match=r"P1's part .*done_clock: a list of 2 whole"):
+        stored_parts(two_nodes(), SID, stored(tmp_path, edit_and_rehash(clock_of_floats)))
+
+    def without_hash(name: str, data: bytes) -> bytes:
+        return data.replace(b'"sha256"', b'"sha"') if name == "manifest" else data
+
+    (tmp_path / "nohash").mkdir()
+    with pytest.raises(LiveClusterError, match="no SHA-256 of P1's part"):
+        stored_parts(two_nodes(), SID, stored(tmp_path / "nohash", without_hash))

@@ -212,3 +212,14 @@ def test_without_java_the_sweep_exits_2_saying_so(tmp_path, capsys, monkeypatch)
     monkeypatch.delenv("JAVA_HOME", raising=False)
     assert main(["sweep", str(SMALL), "--out", str(tmp_path), "--master", "local[1]"]) == 2
     assert "Spark needs a Java 17 runtime: none found" in capsys.readouterr().err
+
+
+def test_a_local_session_talks_to_its_jvm_over_unix_sockets(spark):
+    # no loopback port for a stray client (a Jupyter kernel's, reconnecting to a port its
+    # ended kernel had) to reach before the driver does
+    from snapshotlib.spark.session import unix_sockets_supported
+
+    if not unix_sockets_supported():
+        pytest.skip("PySpark before 4.1, or no Unix sockets here: loopback ports it is")
+    assert spark.conf.get("spark.python.unix.domain.socket.enabled") == "true"
+    assert spark.range(5).groupBy().sum().collect()[0][0] == 10  # a collect over the socket
