@@ -36,7 +36,7 @@ from typing import Any
 
 from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
-from .parts import CheckedPart, PartError, check_part, digest
+from .parts import CheckedPart, PartError, check_stored_part
 from .runlog import (
     LiveCheck,
     RunLogError,
@@ -596,14 +596,10 @@ def stored_parts(
             recorded_sha256 = listed[node].get("sha256")
             if not isinstance(recorded_sha256, str) or not recorded_sha256:
                 raise PartError(f"{snapshot_id}: manifest {uri}: no SHA-256 of {node}'s part")
-            if digest(data) != recorded_sha256:
-                raise PartError(
-                    f"{node}'s part of {snapshot_id} ({part_uri}): its bytes differ from "
-                    "the SHA-256 the manifest records"
-                )
-            checked[node] = check_part(
-                data, part_uri, snapshot_id=snapshot_id, node_id=node, network=network
-            )
+            checked[node] = check_stored_part(
+                data, part_uri, recorded_sha256, snapshot_id=snapshot_id, node_id=node,
+                network=network,
+            )  # fmt: skip
         except (OSError, StorageError) as e:
             raise LiveClusterError(f"{node}'s part of {snapshot_id}: {e}") from None
         except PartError as e:

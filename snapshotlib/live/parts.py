@@ -100,6 +100,22 @@ def check_part(
     return CheckedPart(snapshot_id, node_id, digest(data), balance, channels, state)
 
 
+def check_stored_part(
+    data: bytes, uri: str, recorded_sha256: str, *, snapshot_id: str, node_id: str,
+    network: Network,
+) -> CheckedPart:  # fmt: skip
+    """``data`` as :func:`check_part` reads it, once its SHA-256 is the one the manifest
+    recorded (``recorded_sha256``): bytes changed since are refused as that, whatever
+    they hold."""
+    sha256 = digest(data)
+    if sha256 != recorded_sha256:
+        raise PartError(
+            f"{node_id}'s part of {snapshot_id} ({uri}): its bytes changed since the snapshot "
+            f"completed (SHA-256 {sha256[:16]}..., the manifest's {recorded_sha256[:16]}...)"
+        )
+    return check_part(data, uri, snapshot_id=snapshot_id, node_id=node_id, network=network)
+
+
 def _shown(value: Any) -> str:
     text = json.dumps(value) if value is not None else "nothing"
     return text if len(text) <= 40 else text[:37] + "..."

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..model import Network
 from .keyed_state import ChunkError, KeyedState, merge_chunks, table_from_json
-from .parts import CheckedPart, PartError, check_part, digest
+from .parts import CheckedPart, PartError, check_stored_part
 from .storage import StorageError, read
 
 #: a SHA-256 as a manifest writes it
@@ -62,15 +62,10 @@ async def prepare_restore(
         data = await asyncio.to_thread(read, part_uri)
     except (OSError, StorageError) as e:
         raise RestoreError(f"{where}: cannot be read ({e})") from None
-    # the manifest's hash first: bytes changed since are refused as that, whatever they hold
-    sha256 = digest(data)
-    if sha256 != part_sha256:
-        raise RestoreError(
-            f"{where}: its bytes changed since the snapshot completed (SHA-256 "
-            f"{sha256[:16]}..., the manifest's {part_sha256[:16]}...)"
-        )
     try:
-        part = check_part(data, part_uri, snapshot_id=snapshot_id, node_id=me, network=network)
+        part = check_stored_part(
+            data, part_uri, part_sha256, snapshot_id=snapshot_id, node_id=me, network=network
+        )
     except PartError as e:
         raise RestoreError(str(e)) from None
     state, table = await _read_state(part, rng, where)
