@@ -11,8 +11,10 @@ Tests that pin their own ``settings`` keep them whatever the profile.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,43 +91,59 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return ByUnit(config, log)
 
 
-@pytest.fixture(scope="session")
-def built_exercises(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
-    """Every exercise built as ``make exercises`` builds it, once per test run, into a
-    scratch folder: its student notebook, its autograder zip, and otter's autograder
-    notebook (the solution with every test). Under ``make test`` the first worker that
-    needs them builds them, under a lock, and the other reads them."""
-    import fcntl
+class BuiltExercises(Mapping[str, dict[str, Path]]):
+    """Every exercise, built as ``make exercises`` builds it into ``folder`` the first time a
+    test asks for it: its student notebook, its autograder zip, and otter's autograder
+    notebook (the solution with every test). Built on demand because one ``otter assign``
+    takes about 20 s: a run that grades one exercise (``make versions``) builds that one.
+    Under ``make test`` the first worker that asks builds it, under that exercise's lock, and
+    the other reads it."""
 
-    from support import make_exercises_tool, require_otter
+    def __init__(self, root: Path, folder: Path) -> None:
+        self._root = root
+        self._folder = folder
+        self._names = [p.stem for p in sorted((root / "solutions").glob("[0-9]*.ipynb"))]
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __getitem__(self, name: str) -> dict[str, Path]:
+        if name not in self._names:
+            raise KeyError(name)
+        work = self._folder / name
+        built = {
+            "student": work / "exercises" / f"{name}.ipynb",
+            "zip": work / "autograder" / f"{name}.zip",
+            "solution": work / "dist" / "autograder" / f"{name}.ipynb",
+        }
+        with (self._folder / f"{name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (work / "done").exists():
+                from support import make_exercises_tool
+
+                shutil.rmtree(work, ignore_errors=True)
+                student, zipped = make_exercises_tool().make_exercise(
+                    self._root / "solutions" / f"{name}.ipynb", work / "exercises",
+                    work / "autograder", run_tests=False, dist=work / "dist",
+                )  # fmt: skip
+                assert (student, zipped) == (built["student"], built["zip"])
+                (work / "done").touch()
+        return built
+
+
+@pytest.fixture(scope="session")
+def built_exercises(tmp_path_factory: pytest.TempPathFactory) -> BuiltExercises:
+    """The exercises as ``make exercises`` builds them, each built once per test run, in a
+    folder both ``make test`` workers share."""
+    from support import require_otter
 
     require_otter("tests of the built exercises")
-    root = Path(__file__).resolve().parents[1]
-    names = [solution.stem for solution in sorted((root / "solutions").glob("[0-9]*.ipynb"))]
     base = tmp_path_factory.getbasetemp()
     if "PYTEST_XDIST_WORKER" in os.environ:  # the folder the workers' own folders are in
         base = base.parent
     folder = base / "built-exercises"
     folder.mkdir(exist_ok=True)
-    out = {
-        name: {
-            "student": folder / name / "exercises" / f"{name}.ipynb",
-            "zip": folder / name / "autograder" / f"{name}.zip",
-            "solution": folder / name / "dist" / "autograder" / f"{name}.ipynb",
-        }
-        for name in names
-    }
-    with (base / "built-exercises.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "done").exists():
-            tool = make_exercises_tool()
-            for name in names:
-                work = folder / name
-                shutil.rmtree(work, ignore_errors=True)
-                student, zipped = tool.make_exercise(
-                    root / "solutions" / f"{name}.ipynb", work / "exercises",
-                    work / "autograder", run_tests=False, dist=work / "dist",
-                )  # fmt: skip
-                assert (student, zipped) == (out[name]["student"], out[name]["zip"])
-            (folder / "done").touch()
-    return out
+    return BuiltExercises(Path(__file__).resolve().parents[1], folder)

@@ -11,6 +11,7 @@ is skipped locally and fails under CI.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,7 @@ def agree(
 
 
 @pytest.fixture(scope="module")
-def ex01(built_exercises: dict[str, dict[str, Path]]) -> dict[str, Path]:
+def ex01(built_exercises: Mapping[str, dict[str, Path]]) -> dict[str, Path]:
     return built_exercises["01_is_this_cut_consistent"]
 
 
@@ -166,7 +167,7 @@ def test_a_refusal_shows_in_the_check_as_in_the_grade(
 
 
 def test_wrong_values_checked_only_for_form_are_never_called_passed(
-    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+    built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     ex08 = built_exercises["08_termination_detector"]
     honest_q2 = solution_cell(ex08, "def deadlocked")
@@ -187,7 +188,7 @@ def test_wrong_values_checked_only_for_form_are_never_called_passed(
 
 
 def test_a_practice_question_is_checked_at_once(
-    built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+    built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     ex05 = built_exercises["05_dijkstra_by_hand"]
     answer = solution_cell(ex05, "inversions_worked").replace("  # SOLUTION", "")
@@ -457,7 +458,7 @@ HONEST_WORK = {
 
 @pytest.mark.parametrize("name", sorted(HONEST_WORK))
 def test_honest_work_keeps_every_mark_in_the_check_and_the_grade(
-    name: str, built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+    name: str, built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     answers, full, q1_passes = HONEST_WORK[name]
     got = agree(name, built_exercises[name], answers, tmp_path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ def _needs_otter() -> None:
 
 
 @pytest.fixture(scope="module")
-def built(built_exercises: dict[str, dict[str, Path]]) -> dict[str, dict[str, Path]]:
+def built(built_exercises: Mapping[str, dict[str, Path]]) -> Mapping[str, dict[str, Path]]:
     return built_exercises
 
 
@@ -96,7 +97,7 @@ def test_every_refused_engine_name_exists(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_exercise_is_up_to_date_with_its_solution(
-    name: str, built: dict[str, dict[str, Path]]
+    name: str, built: Mapping[str, dict[str, Path]]
 ) -> None:
     committed = json.loads((EXERCISES / f"{name}.ipynb").read_text())
     fresh = json.loads(built[name]["student"].read_text())
@@ -105,7 +106,7 @@ def test_exercise_is_up_to_date_with_its_solution(
 
 @pytest.mark.parametrize("name", NAMES)
 def test_no_solution_or_hidden_test_under_exercises(
-    name: str, built: dict[str, dict[str, Path]]
+    name: str, built: Mapping[str, dict[str, Path]]
 ) -> None:
     hidden = make_exercises_tool().hidden_test_names(built[name]["zip"])
     secrets = solution_lines(name)
@@ -123,7 +124,7 @@ def test_no_solution_or_hidden_test_under_exercises(
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_solution_scores_full_marks(name: str, built: dict[str, dict[str, Path]]) -> None:
+def test_solution_scores_full_marks(name: str, built: Mapping[str, dict[str, Path]]) -> None:
     """Full marks, and every test passed: those of practice questions too, which carry no
     points."""
     from snapshotlib.grading.runner import grade_one
@@ -135,7 +136,7 @@ def test_solution_scores_full_marks(name: str, built: dict[str, dict[str, Path]]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_unmodified_exercise_scores_zero(name: str, built: dict[str, dict[str, Path]]) -> None:
+def test_unmodified_exercise_scores_zero(name: str, built: Mapping[str, dict[str, Path]]) -> None:
     scores = graded_scores(EXERCISES / f"{name}.ipynb", built[name]["zip"])
     assert scores == dict.fromkeys(expected(name)["full_marks"], 0.0)
 
@@ -171,7 +172,7 @@ def fill_in_as_solution(exercise: Path, answers: dict[str, str], out: Path) -> P
 
 @pytest.mark.parametrize("name", NAMES)
 def test_wrong_submission_gets_partial_credit(
-    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+    name: str, built: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     wrong = expected(name)["wrong_submission"]
     submission = fill_in_as_solution(
@@ -182,7 +183,7 @@ def test_wrong_submission_gets_partial_credit(
 
 @pytest.mark.parametrize("name", [n for n in NAMES if learner_id_cell(n) is not None])
 def test_answers_of_another_learner_do_not_score(
-    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+    name: str, built: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     """Each learner's variant has runs of its own: the solution's answers, submitted under
     another learner's id, lose marks (the grader derives the variant from the id), or, where
@@ -235,7 +236,7 @@ FORGED_SEARCHES = {
 
 @pytest.mark.parametrize("forgery", sorted(FORGED_SEARCHES))
 def test_a_forged_search_report_earns_nothing(
-    forgery: str, built: dict[str, dict[str, Path]], tmp_path: Path
+    forgery: str, built: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     name = next(n for n in NAMES if n.startswith("02_"))
     wrong = expected(name)["wrong_submission"]
@@ -287,7 +288,7 @@ LEARNER_DATA = {
 
 @pytest.mark.parametrize("name", sorted(LEARNER_DATA))
 def test_learner_data_far_beyond_the_questions_limits_is_refused_before_it_is_played(
-    name: str, built: dict[str, dict[str, Path]], tmp_path: Path
+    name: str, built: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     from snapshotlib.grading.runner import grade_one
 

@@ -20,6 +20,7 @@ import sys
 import time
 import venv
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +134,7 @@ def otter_run(otter: Path, zipped: Path, notebook: Path, work: Path) -> dict[str
 
 @pytest.mark.parametrize("name", NAMES)
 def test_otter_run_gives_the_solution_full_marks_and_a_blank_notebook_zero(
-    name: str, otter_only: Path, built_exercises: dict[str, dict[str, Path]], tmp_path: Path
+    name: str, otter_only: Path, built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:
     built = built_exercises[name]
     full = json.loads((ROOT / "solutions" / f"{name}.expected.json").read_text())["full_marks"]
@@ -144,7 +145,7 @@ def test_otter_run_gives_the_solution_full_marks_and_a_blank_notebook_zero(
 
 
 def test_the_zip_carries_the_package_and_no_compiled_files(
-    built_exercises: dict[str, dict[str, Path]],
+    built_exercises: Mapping[str, dict[str, Path]],
 ) -> None:
     import zipfile
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import venv
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -216,7 +217,7 @@ def _secret_lines() -> set[str]:
 
 
 def test_the_student_release_holds_no_solution_hidden_test_or_expected_answer(
-    tmp_path: Path, built_exercises: dict[str, dict[str, Path]]
+    tmp_path: Path, built_exercises: Mapping[str, dict[str, Path]]
 ) -> None:
     dest = tmp_path / "student"
     assert main(["course", "release", "--student", str(dest)]) == 0
@@ -239,7 +240,7 @@ def test_the_student_release_holds_no_solution_hidden_test_or_expected_answer(
 
 
 def test_the_instructor_release_holds_solutions_zips_and_the_guide(
-    tmp_path: Path, built_exercises: dict[str, dict[str, Path]]
+    tmp_path: Path, built_exercises: Mapping[str, dict[str, Path]]
 ) -> None:
     zips = tmp_path / "zips"
     zips.mkdir()
