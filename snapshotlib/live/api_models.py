@@ -127,6 +127,9 @@ class SnapshotView(BaseModel):
     nodes_completed: int
     nodes_failed: int
     checkpoint_manifest_uri: str | None
+    #: the SHA-256 of the manifest's bytes, kept when it completed: what a check of the
+    #: snapshot compares the stored manifest with
+    checkpoint_manifest_sha256: str | None = None
     initiated_by_node_id: str
     snapshot_type: str
     initiated_at: str

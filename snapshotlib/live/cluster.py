@@ -36,7 +36,7 @@ from typing import Any
 
 from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
-from .parts import CheckedPart, PartError, check_stored_part
+from .parts import CheckedPart, PartError, check_stored_part, digest
 from .runlog import (
     LiveCheck,
     RunLogError,
@@ -578,7 +578,23 @@ def stored_parts(
     the manifest or the part, and what is wrong."""
     uri = str(status.get("checkpoint_manifest_uri") or "")
     try:
-        manifest = json.loads(read(uri))
+        data = read(uri)
+    except (OSError, StorageError) as e:
+        raise LiveClusterError(
+            f"{snapshot_id}: manifest {uri or '(none)'}: cannot be read ({e})"
+        ) from None
+    kept = status.get("checkpoint_manifest_sha256")
+    if not isinstance(kept, str) or not kept:
+        raise LiveClusterError(
+            f"{snapshot_id}: manifest {uri}: the registry holds no SHA-256 of it (a snapshot "
+            "completed before the controller kept one); it cannot be checked"
+        )
+    if digest(data) != kept:
+        raise LiveClusterError(
+            f"{snapshot_id}: manifest {uri}: its bytes changed since the snapshot completed"
+        )
+    try:
+        manifest = json.loads(data)
         listed = {str(entry["node_id"]): entry for entry in manifest["parts"]}
     except (OSError, StorageError, ValueError, KeyError, TypeError) as e:
         raise LiveClusterError(

@@ -394,10 +394,23 @@ def create_app(
             detail=f"killed; the controller notices within {spec.heartbeat_timeout_ms} ms",
         )
 
+    #: the highest epoch the restore log holds, as last read: only a restore gives a node
+    #: its epoch, so a node reporting a higher one is forged (or from another cluster)
+    assigned_epoch = [controller.registry.highest_epoch()]
+
     @app.post("/internal/v1/heartbeats", response_model=HeartbeatAnswer, responses=ERROR_RESPONSES)
     def heartbeat(beat: Heartbeat) -> HeartbeatAnswer:
         """A node is alive (and says what it buffers); a join fails open snapshots."""
         node_named(spec, beat.node_id, "node_id")
+        if beat.epoch > assigned_epoch[0]:
+            # read again: another controller on this registry may have assigned it
+            assigned_epoch[0] = controller.registry.highest_epoch()
+            if beat.epoch > assigned_epoch[0]:
+                raise HTTPException(
+                    409,
+                    f"epoch: {beat.node_id} says it is in epoch {beat.epoch}, but no restore "
+                    f"of this cluster gave an epoch above {assigned_epoch[0]}",
+                )
         changes = membership.beat(beat.model_dump(), time.monotonic())
         controller.journal.changes(changes)
         if changes:

@@ -34,6 +34,9 @@ class ControllerClient:
         if token is not None:
             self.headers.update(bearer(token))
         self.heartbeat_timeout_s = heartbeat_timeout_s
+        #: why the controller last refused a heartbeat (said once in the node's log, not
+        #: at every beat)
+        self.heartbeat_refused = ""
 
     def heartbeat(self, beat: dict[str, Any]) -> None:
         if not self.url:
@@ -47,6 +50,13 @@ class ControllerClient:
         try:
             with urllib.request.urlopen(request, timeout=self.heartbeat_timeout_s):
                 pass
+            self.heartbeat_refused = ""
+        except urllib.error.HTTPError as e:
+            if 400 <= e.code < 500:  # it said no: the node is not a member until it says yes
+                why = f"{e.code} {_detail(e)}"
+                if why != self.heartbeat_refused:
+                    print(f"{self.me}: heartbeat refused: {why}", file=sys.stderr)
+                self.heartbeat_refused = why
         except (OSError, http.client.HTTPException):
             pass  # the controller is down or busy: the next beat tries again
 
@@ -69,3 +79,11 @@ class ControllerClient:
             except (OSError, http.client.HTTPException):
                 time.sleep(0.2 * (attempt + 1))
         print(f"{self.me}: could not report {snapshot_id} to {url}", file=sys.stderr)
+
+
+def _detail(error: urllib.error.HTTPError) -> str:
+    """The controller's reason (its JSON ``detail``), or the status line's."""
+    try:
+        return str(json.loads(error.read())["detail"])[:500]
+    except (OSError, ValueError, KeyError, TypeError):
+        return str(error.reason)

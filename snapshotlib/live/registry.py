@@ -102,6 +102,16 @@ manifests_table = Table(
     Column("sha256", String(64), nullable=False),
 )
 
+#: a snapshot's row as the registry answers it: its columns, and its manifest's SHA-256
+#: once completed (None before, and for a snapshot completed before the hash was kept)
+SNAPSHOT_ROWS = select(
+    snapshots_table, manifests_table.c.sha256.label("checkpoint_manifest_sha256")
+).select_from(
+    snapshots_table.outerjoin(
+        manifests_table, manifests_table.c.snapshot_id == snapshots_table.c.snapshot_id
+    )
+)
+
 #: the restore log: a controller that dies mid-restore finds here what it had decided
 restores_table = Table(
     "restores",
@@ -283,10 +293,11 @@ class Registry:
         return created
 
     def get(self, snapshot_id: str) -> dict[str, Any] | None:
-        """The snapshot's row as a dict, or ``None`` for an unknown id."""
+        """The snapshot's row as a dict (with ``checkpoint_manifest_sha256``), or ``None``
+        for an unknown id."""
         with self._engine.begin() as conn:
             row = conn.execute(
-                select(snapshots_table).where(snapshots_table.c.snapshot_id == snapshot_id)
+                SNAPSHOT_ROWS.where(snapshots_table.c.snapshot_id == snapshot_id)
             ).first()
         return None if row is None else dict(row._mapping)
 
@@ -328,7 +339,7 @@ class Registry:
 
     def list(self, status: str | None = None) -> builtins.list[dict[str, Any]]:
         """Snapshots, oldest first; only those with ``status`` if given."""
-        query = select(snapshots_table).order_by(snapshots_table.c.number)
+        query = SNAPSHOT_ROWS.order_by(snapshots_table.c.number)
         if status is not None:
             query = query.where(snapshots_table.c.status == _check_status(status))
         with self._engine.begin() as conn:
@@ -477,6 +488,13 @@ class Registry:
         except IntegrityError:
             raise AlreadyRegistered("epoch: another controller began a restore first") from None
         return epoch
+
+    def highest_epoch(self) -> int:
+        """The highest epoch a restore of this cluster was given (0: none, the first
+        run's)."""
+        with self._engine.begin() as conn:
+            largest = conn.execute(select(func.max(restores_table.c.epoch))).scalar()
+        return 0 if largest is None else int(largest)
 
     def set_restore(
         self,

@@ -276,6 +276,11 @@ def test_parts_from_every_node_complete_the_snapshot_with_its_manifest(lab: Lab)
 
     manifest_path = lab.storage / f"{sid}.json"
     assert got["checkpoint_manifest_uri"] == manifest_path.as_uri()
+    # the manifest's bytes as they were at completion, for whoever checks the snapshot
+    assert (
+        got["checkpoint_manifest_sha256"] == hashlib.sha256(manifest_path.read_bytes()).hexdigest()
+    )
+    assert lab.client.get("/v1/snapshots").json()["snapshots"][-1] == got
     manifest = json.loads(read(got["checkpoint_manifest_uri"]))
     assert manifest["snapshot_id"] == sid
     assert manifest["snapshot_type"] == "full"
@@ -364,7 +369,7 @@ def test_no_manifest_no_completion(
 
     got = lab.get(sid)
     assert got["status"] == "FAILED"
-    assert got["checkpoint_manifest_uri"] is None
+    assert (got["checkpoint_manifest_uri"], got["checkpoint_manifest_sha256"]) == (None, None)
     assert got["error"].startswith("manifest: ")
     assert "No space left on device" in got["error"]
     assert not (lab.storage / f"{sid}.json").exists()
@@ -1009,6 +1014,32 @@ def test_a_bad_heartbeat_is_refused_naming_the_field(
     assert answer.status_code == 422
     assert expected in answer.json()["detail"]
     assert {n["health"] for n in lab.client.get("/v1/cluster").json()["nodes"]} == {"unknown"}
+
+
+def test_only_an_epoch_a_restore_gave_is_taken_from_a_heartbeat(tmp_path: Path) -> None:
+    """A forged heartbeat from a far epoch would push every later restore above it, and
+    leave the nodes that really run "behind" it: the controller assigns epochs, so a
+    heartbeat may name only one the restore log holds."""
+    nodes = FakeNodes()
+    with running(tmp_path, **nodes.kw()) as lab:
+        forged = lab.client.post("/internal/v1/heartbeats", json=beat("P1", epoch=2**53))
+        assert forged.status_code == 409
+        assert forged.json()["detail"] == (
+            f"epoch: P1 says it is in epoch {2**53}, but no restore of this cluster gave an "
+            "epoch above 0"
+        )
+        assert {n["health"] for n in lab.client.get("/v1/cluster").json()["nodes"]} == {"unknown"}
+        for n in ("P1", "P2", "P3"):
+            assert lab.client.post("/internal/v1/heartbeats", json=beat(n)).status_code == 200
+        complete(lab, lab.started("P1"))
+        assert lab.client.post("/v1/snapshots/latest/restore").json()["epoch"] == 1
+        assert lab.client.post("/internal/v1/heartbeats", json=beat("P2", epoch=1)).json() == {
+            "changes": []
+        }
+        ahead = lab.client.post("/internal/v1/heartbeats", json=beat("P2", epoch=2))
+        assert ahead.status_code == 409 and "gave an epoch above 1" in ahead.text
+        # the next restore follows the log, not what a caller claimed
+        assert lab.client.post("/v1/snapshots/latest/restore").json()["epoch"] == 2
 
 
 def test_a_node_leaving_or_joining_fails_the_open_snapshots_and_blocks_triggers(

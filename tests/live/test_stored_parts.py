@@ -27,8 +27,9 @@ def two_nodes() -> ClusterSpec:
 
 def stored(tmp_path: Path, edit: Any = None) -> dict[str, Any]:
     """A completed snapshot's parts and manifest in ``tmp_path``; its status, as the
-    controller answers it. ``edit(name, data)`` may change a file's bytes after the
-    manifest recorded them."""
+    controller answers it. ``edit(name, data)`` may change a part's bytes after the
+    manifest recorded them, and the manifest's before the registry recorded them (a
+    manifest written so)."""
     recorded = {"P1": (90, {"P2->P1": []}), "P2": (100, {"P1->P2": [10]})}
     entries = []
     for node, (balance, channels) in recorded.items():
@@ -40,8 +41,13 @@ def stored(tmp_path: Path, edit: Any = None) -> dict[str, Any]:
         entries.append({"node_id": node, "part_uri": path.as_uri(), "sha256": digest(data)})
     manifest = json.dumps({"snapshot_id": SID, "parts": entries, "recorded_total": 200}).encode()
     path = tmp_path / "manifest.json"
-    path.write_bytes(edit("manifest", manifest) if edit else manifest)
-    return {"status": "COMPLETED", "checkpoint_manifest_uri": path.as_uri()}
+    manifest = edit("manifest", manifest) if edit else manifest
+    path.write_bytes(manifest)
+    return {
+        "status": "COMPLETED",
+        "checkpoint_manifest_uri": path.as_uri(),
+        "checkpoint_manifest_sha256": digest(manifest),
+    }
 
 
 def test_the_parts_are_read_checked_and_kept_as_stored(tmp_path: Path) -> None:
@@ -77,8 +83,10 @@ def test_a_manifest_without_a_node_or_unreadable_is_refused(tmp_path: Path) -> N
     with pytest.raises(LiveClusterError, match="no part of P2"):
         stored_parts(two_nodes(), SID, stored(tmp_path, without_p2))
     (tmp_path / "broken").mkdir()
-    status = stored(tmp_path / "broken")
-    (tmp_path / "broken" / "manifest.json").write_text("{")
+    status = stored(tmp_path / "broken", lambda name, data: b"{" if name == "manifest" else data)
+    with pytest.raises(LiveClusterError, match=r"manifest .*cannot be read"):
+        stored_parts(two_nodes(), SID, status)
+    (tmp_path / "broken" / "manifest.json").unlink()
     with pytest.raises(LiveClusterError, match=r"manifest .*cannot be read"):
         stored_parts(two_nodes(), SID, status)
 
@@ -110,3 +118,17 @@ def test_a_part_without_a_whole_done_clock_or_a_manifest_without_its_hash_is_ref
     (tmp_path / "nohash").mkdir()
     with pytest.raises(LiveClusterError, match="no SHA-256 of P1's part"):
         stored_parts(two_nodes(), SID, stored(tmp_path / "nohash", without_hash))
+
+
+def test_a_manifest_rewritten_after_completion_or_without_the_registrys_hash_is_refused(
+    tmp_path: Path,
+) -> None:
+    status = stored(tmp_path)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b"200", b"210"))
+    with pytest.raises(LiveClusterError, match=r"manifest .*its bytes changed since the snapshot"):
+        stored_parts(two_nodes(), SID, status)
+    (tmp_path / "old").mkdir()
+    status = {**stored(tmp_path / "old"), "checkpoint_manifest_sha256": None}
+    with pytest.raises(LiveClusterError, match="the registry holds no SHA-256 of it"):
+        stored_parts(two_nodes(), SID, status)
