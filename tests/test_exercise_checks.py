@@ -11,6 +11,7 @@ is skipped locally and fails under CI.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,8 @@ def checked_in_a_kernel(
         f"for _q in {questions!r}:\n"
         "    _c = grader.check(_q)\n"
         "    _failed = [r.test_case.body.test_func.__name__\n"
-        "               for r in _c.otter_result.test_case_results if not r.passed]\n"
+        "               for r in getattr(_c.otter_result, 'test_case_results', [])\n"
+        "               if not r.passed]\n"
         "    _checked[_q] = {'verdict': _c.verdict, 'failed': _failed, 'text': repr(_c)}\n"
         f"print({MARK!r} + _json.dumps(_checked))\n"
     )
@@ -112,6 +114,9 @@ def agree(
     assert result.status == "ok", result.detail
     scores = {s.test: s for s in result.scores}
     for q in questions:
+        if checked[q]["verdict"] == "unchecked":  # its answer never defined: no marks
+            assert scores[q].score == 0, (q, checked[q], scores[q].message)
+            continue
         refused_here = checked[q]["verdict"] == "refused"
         refused_there = "the question scores 0" in scores[q].message
         assert refused_here == refused_there, (q, checked[q], scores[q].message)
@@ -219,6 +224,37 @@ def test_the_engines_version_reached_through_another_engine_function_fails_alike
     assert "offending_message: not defined when the notebook ran" in got["scores"]["q1"].message
     assert "NotInThisExercise" in got["scores"]["q1"].message
     assert got["scores"]["q1"].score == 0.0
+
+
+def test_a_check_before_the_cells_it_needs_have_run_says_so_and_tests_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # otter gives a test None for a name the notebook lacks: the check would judge a run
+    # made from no id, or call None, and name a TypeError deep in a test
+    from snapshotlib.course.checking import Notebook
+
+    shutil.copy(ROOT / "exercises" / "01_is_this_cut_consistent.ipynb", tmp_path)
+    monkeypatch.chdir(tmp_path)  # where otter writes its log
+    grader = Notebook("01_is_this_cut_consistent.ipynb")
+
+    def offending_message(trace: Any, frontier: Any) -> None:
+        return None
+
+    env: dict[str, Any] = {"learner_id": "", "offending_message": offending_message}
+    blank_id = grader.check("q1", env)
+    assert (blank_id.verdict, blank_id.passed, blank_id.otter_result) == ("unchecked", False, None)
+    assert repr(blank_id) == (
+        "q1: not checked: `variant` is not defined yet. Enter your id in the cell at the top "
+        '(learner_id = "..."), run the cells from there down to this one, then check again: '
+        "your runs are made from your id"
+    )
+    not_run = grader.check("q1", {"learner_id": "ab12"})
+    assert repr(not_run).startswith(
+        "q1: not checked: `offending_message`, `variant` are not defined yet. Run the cells "
+        "above this one"
+    )
+    env["variant"] = 3
+    assert grader.check("q1", env).verdict == "failed"  # now it tests: None is wrong here
 
 
 HONEST_RING_BYTES = '''

@@ -40,6 +40,7 @@ from ..grading.judge import parameters
 from ..grading.refusals import refusals, resolve_target
 from ..text_colours import TEXT, WRONG
 from .exercises import rules_for
+from .variants import normalised_id
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Checked:
     """The outcome of ``grader.check``: shown as a line of text in the notebook."""
 
     question: str
-    verdict: str  # "passed", "form", "formative", "failed", "refused"
+    verdict: str  # "passed", "form", "formative", "failed", "refused", "unchecked"
     text: str
     otter_result: Any = None
 
@@ -58,7 +59,7 @@ class Checked:
     def _repr_html_(self) -> str:
         if self.verdict == "failed" and self.otter_result is not None:
             return str(self.otter_result._repr_html_())
-        colour = WRONG if self.verdict in ("refused", "failed") else TEXT
+        colour = WRONG if self.verdict in ("refused", "failed", "unchecked") else TEXT
         return (f"<p style='color: {colour}'><strong><code>{html.escape(self.question)}</code>"
                 f"</strong> {html.escape(self.text)}</p>")  # fmt: skip
 
@@ -121,6 +122,24 @@ def _absent_for(targets: Sequence[str], learner: dict[str, Any]) -> Iterator[Non
             space[name] = value
 
 
+def _not_defined_yet(names: Sequence[str], learner: dict[str, Any]) -> str:
+    """Why a question was not checked: what its tests take is not defined in the
+    notebook yet (a cell above not run, or stopped by an error)."""
+    listed = ", ".join(f"`{n}`" for n in names)
+    said = f"{listed} {'is' if len(names) == 1 else 'are'} not defined yet"
+    learner_id = learner.get("learner_id")
+    if isinstance(learner_id, str) and not normalised_id(learner_id):
+        return (
+            f"not checked: {said}. Enter your id in the cell at the top "
+            '(learner_id = "..."), run the cells from there down to this one, then check '
+            "again: your runs are made from your id"
+        )
+    return (
+        f"not checked: {said}. Run the cells above this one (Run > Run All Above "
+        "Selected Cell), mend any that stops with an error, then check again"
+    )
+
+
 class Notebook(otter.Notebook):  # type: ignore[misc]
     """otter's ``Notebook``, whose :meth:`check` also applies staff grading's rules."""
 
@@ -144,6 +163,9 @@ class Notebook(otter.Notebook):  # type: ignore[misc]
         )
         source = meta["otter"].get("tests", {}).get(question, "")
         answers = parameters(source) if isinstance(source, str) and source else ()
+        missing = [a for a in answers if a not in global_env]
+        if missing and not type(self)._grading_mode:  # otter would test None in their place
+            return Checked(question, "unchecked", _not_defined_yet(missing, global_env))
         rules = rules_for(exercise) if exercise else None
         refuse = {a: t for a, t in (getattr(rules, "REFUSE", None) or {}).items() if a in answers}
         targets = sorted({t for ts in refuse.values() for t in ts})
