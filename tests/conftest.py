@@ -121,14 +121,21 @@ class BuiltExercises(Mapping[str, dict[str, Path]]):
         }
         with (self._folder / f"{name}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            failed = self._folder / f"{name}.failed"
+            if failed.exists():  # one failed build fails every test of it, at once
+                raise RuntimeError(f"building {name} failed earlier:\n{failed.read_text()}")
             if not (work / "done").exists():
                 from support import make_exercises_tool
 
                 shutil.rmtree(work, ignore_errors=True)
-                student, zipped = make_exercises_tool().make_exercise(
-                    self._root / "solutions" / f"{name}.ipynb", work / "exercises",
-                    work / "autograder", run_tests=False, dist=work / "dist",
-                )  # fmt: skip
+                try:
+                    student, zipped = make_exercises_tool().make_exercise(
+                        self._root / "solutions" / f"{name}.ipynb", work / "exercises",
+                        work / "autograder", run_tests=False, dist=work / "dist",
+                    )  # fmt: skip
+                except Exception as e:
+                    failed.write_text(f"{type(e).__name__}: {e}")
+                    raise
                 assert (student, zipped) == (built["student"], built["zip"])
                 (work / "done").touch()
         return built

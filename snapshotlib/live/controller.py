@@ -404,12 +404,13 @@ def create_app(
         node_named(spec, beat.node_id, "node_id")
         if beat.epoch > assigned_epoch[0]:
             # read again: another controller on this registry may have assigned it
-            assigned_epoch[0] = controller.registry.highest_epoch()
-            if beat.epoch > assigned_epoch[0]:
+            highest = controller.registry.highest_epoch()
+            assigned_epoch[0] = max(assigned_epoch[0], highest)  # heartbeats race here
+            if beat.epoch > highest:
                 raise HTTPException(
                     409,
                     f"epoch: {beat.node_id} says it is in epoch {beat.epoch}, but no restore "
-                    f"of this cluster gave an epoch above {assigned_epoch[0]}",
+                    f"of this cluster gave an epoch above {highest}",
                 )
         changes = membership.beat(beat.model_dump(), time.monotonic())
         controller.journal.changes(changes)

@@ -85,5 +85,5 @@ def _detail(error: urllib.error.HTTPError) -> str:
     """The controller's reason (its JSON ``detail``), or the status line's."""
     try:
         return str(json.loads(error.read())["detail"])[:500]
-    except (OSError, ValueError, KeyError, TypeError):
-        return str(error.reason)
+    except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError):
+        return str(error.reason)  # a body cut short or not the controller's: its status

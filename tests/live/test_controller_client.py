@@ -24,9 +24,11 @@ class Refusing(http.server.BaseHTTPRequestHandler):
         data = json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        # a body cut short: it says it is longer than what comes before the connection ends
+        self.send_header("Content-Length", str(len(data) + 100 * ("cut" in body)))
         self.end_headers()
         self.wfile.write(data)
+        self.close_connection = True
 
     def log_message(self, *args: object) -> None:
         pass
@@ -60,3 +62,16 @@ def test_an_unreachable_controller_is_not_an_error(capsys: pytest.CaptureFixture
     server.server_close()  # nobody listens there now
     ControllerClient(url, "P1", None, heartbeat_timeout_s=30).heartbeat({"node_id": "P1"})
     assert capsys.readouterr().err == ""
+
+
+def test_a_refusal_whose_body_is_cut_short_is_said_with_its_status(
+    controller: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # reading the reason must not raise out of the heartbeat: the node's heartbeats are
+    # one task, which an exception would end for good
+    Refusing.answers = [(403, {"cut": "yes"}), (200, {"changes": []})]
+    client = ControllerClient(controller, "P1", "token", heartbeat_timeout_s=30)
+    client.heartbeat({"node_id": "P1"})
+    client.heartbeat({"node_id": "P1"})
+    assert capsys.readouterr().err == "P1: heartbeat refused: 403 Forbidden\n"
+    assert client.heartbeat_refused == ""
