@@ -36,7 +36,7 @@ from typing import Any
 
 from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
-from .parts import CheckedPart, PartError, check_stored_part, digest
+from .parts import CheckedPart, PartError, check_stored_manifest, check_stored_part
 from .runlog import (
     LiveCheck,
     RunLogError,
@@ -584,19 +584,14 @@ def stored_parts(
             f"{snapshot_id}: manifest {uri or '(none)'}: cannot be read ({e})"
         ) from None
     kept = status.get("checkpoint_manifest_sha256")
-    if not isinstance(kept, str) or not kept:
-        raise LiveClusterError(
-            f"{snapshot_id}: manifest {uri}: the registry holds no SHA-256 of it (a snapshot "
-            "completed before the controller kept one); it cannot be checked"
-        )
-    if digest(data) != kept:
-        raise LiveClusterError(
-            f"{snapshot_id}: manifest {uri}: its bytes changed since the snapshot completed"
-        )
+    try:
+        check_stored_manifest(data, uri, kept if isinstance(kept, str) else None)
+    except PartError as e:
+        raise LiveClusterError(f"{snapshot_id}: {e}") from None
     try:
         manifest = json.loads(data)
         listed = {str(entry["node_id"]): entry for entry in manifest["parts"]}
-    except (OSError, StorageError, ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError) as e:
         raise LiveClusterError(
             f"{snapshot_id}: manifest {uri or '(none)'}: cannot be read ({e})"
         ) from None

@@ -116,6 +116,18 @@ def check_stored_part(
     return check_part(data, uri, snapshot_id=snapshot_id, node_id=node_id, network=network)
 
 
+def check_stored_manifest(data: bytes, uri: str, recorded_sha256: str | None) -> None:
+    """A manifest's bytes (read from ``uri``) against the SHA-256 the registry kept when
+    its snapshot completed; :class:`PartError` when there is none or they differ."""
+    if not recorded_sha256:
+        raise PartError(
+            f"manifest {uri}: the registry holds no SHA-256 of it (a snapshot completed "
+            "before the controller kept one); it cannot be checked: take a new snapshot"
+        )
+    if digest(data) != recorded_sha256:
+        raise PartError(f"manifest {uri}: its bytes changed since the snapshot completed")
+
+
 def _shown(value: Any) -> str:
     text = json.dumps(value) if value is not None else "nothing"
     return text if len(text) <= 40 else text[:37] + "..."

@@ -474,8 +474,7 @@ class Registry:
         controller took that epoch first (the caller tries again)."""
         try:
             with self._engine.begin() as conn:
-                largest = conn.execute(select(func.max(restores_table.c.epoch))).scalar()
-                epoch = max(0 if largest is None else int(largest), above) + 1
+                epoch = max(_highest_epoch(conn), above) + 1
                 conn.execute(
                     restores_table.insert().values(
                         epoch=epoch,
@@ -493,8 +492,7 @@ class Registry:
         """The highest epoch a restore of this cluster was given (0: none, the first
         run's)."""
         with self._engine.begin() as conn:
-            largest = conn.execute(select(func.max(restores_table.c.epoch))).scalar()
-        return 0 if largest is None else int(largest)
+            return _highest_epoch(conn)
 
     def set_restore(
         self,
@@ -636,3 +634,10 @@ def _reason(error: SQLAlchemyError) -> str:
     # the driver's message; PostgreSQL's spans lines (the error, then a hint): one line
     orig = getattr(error, "orig", None)
     return " ".join(str(orig if orig is not None else error).split())
+
+
+def _highest_epoch(conn: Connection) -> int:
+    """The restore log's highest epoch (0: no restore yet), read in ``conn``'s
+    transaction."""
+    largest = conn.execute(select(func.max(restores_table.c.epoch))).scalar()
+    return 0 if largest is None else int(largest)

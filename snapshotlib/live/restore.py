@@ -31,7 +31,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from .node_calls import NodeCalls, NodeRefused
-from .parts import digest
+from .parts import PartError, check_stored_manifest
 from .registry import (
     ABORTED,
     DONE,
@@ -88,14 +88,10 @@ def manifest_parts(
         data = read(uri)
     except (OSError, StorageError) as e:
         raise RestoreRefused(409, f"manifest {uri}: cannot be read ({e})") from None
-    if sha256 is None:
-        raise RestoreRefused(
-            409,
-            f"manifest {uri}: the registry holds no SHA-256 of it (a snapshot completed "
-            "before the controller kept one); it cannot be checked: take a new snapshot",
-        )
-    if digest(data) != sha256:
-        raise RestoreRefused(409, f"manifest {uri}: its bytes changed since the snapshot completed")
+    try:
+        check_stored_manifest(data, uri, sha256)
+    except PartError as e:
+        raise RestoreRefused(409, str(e)) from None
     try:
         manifest = json.loads(data)
         total = manifest.get("recorded_total")
