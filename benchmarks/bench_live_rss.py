@@ -2,6 +2,7 @@
 snapshots?
 
     python benchmarks/bench_live_rss.py [--minutes 10] [--rate 50] [--every 5] [--retain 10]
+                                        [--segment-lines 50000]
 
 Starts a 3-node cluster sending ``--rate`` transfers a second per node, triggers a
 snapshot every ``--every`` seconds (keeping the last ``--retain``; 0 keeps all), and
@@ -11,6 +12,12 @@ minute (the warm-up: imports, gRPC's pools) and at the end, and the growth in be
 as MB per hour, over the whole run and over its second half. The reference in the
 same run is the first minute's RSS: a node that kept every message would grow linearly
 from it (about 1.5 MB a minute at rate 50); one that keeps what it needs levels off.
+
+The disk too: the nodes' logs (MB on disk, and the actions logged so far, from the
+newest segments' names) and the checkpoints. With ``--retain`` the logs are pruned to
+what the retained snapshots' checks need, a whole segment (``--segment-lines`` actions)
+at a time: they level off once a few segments were written, where without pruning
+they grow with the actions logged.
 Linux only (reads /proc). Needs the live extra.
 """
 
@@ -21,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from snapshotlib.live.action_log import SEGMENT_LINES
 from snapshotlib.live.cluster import LiveCluster
 
 SAMPLE_EVERY_S = 15.0
@@ -38,6 +46,16 @@ def folder_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
 
 
+def logged_actions(logs: Path) -> int:
+    """Actions the nodes logged, at least: each log's newest segment's first action."""
+    newest: dict[tuple[Path, str], int] = {}
+    for path in logs.rglob("*.jsonl*"):
+        node, first = path.name.split(".")[:2]
+        key = (path.parent, node)
+        newest[key] = max(newest.get(key, 0), int(first))
+    return sum(newest.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="how long (an hour: 60)")
@@ -46,10 +64,17 @@ def main() -> None:
     parser.add_argument(
         "--retain", type=int, default=10, help="completed snapshots kept (0: every one)"
     )
+    parser.add_argument("--segment-lines", type=int, default=SEGMENT_LINES)
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory(prefix="bench-rss-") as folder,
-        LiveCluster(3, rate=args.rate, workdir=folder, retain=args.retain or None) as cluster,
+        LiveCluster(
+            3,
+            rate=args.rate,
+            workdir=folder,
+            retain=args.retain or None,
+            log_segment_lines=args.segment_lines,
+        ) as cluster,
     ):
         nodes = [n for n in cluster.pids if n != "controller"]
         processes = [*nodes, "controller"]
@@ -58,10 +83,16 @@ def main() -> None:
         next_sample = began
         next_snapshot = began + args.every
         samples: list[tuple[float, dict[str, float]]] = []
+        logs = Path(folder) / "logs"
+        disk: list[tuple[float, float, int]] = []  # (seconds, logs MB, actions logged)
         taken = completed = 0
         kept = f"the last {args.retain} kept" if args.retain else "every one kept"
         print(f"3 nodes, rate {args.rate}/s each, a snapshot every {args.every} s, {kept}")
-        print("   min  " + "  ".join(f"{n} RSS MB" for n in processes) + "  logs+checkpoints MB")
+        print(
+            "   min  "
+            + "  ".join(f"{n} RSS MB" for n in processes)
+            + "  logs MB  actions logged  checkpoints MB"
+        )
         while (now := time.monotonic()) < end:
             if now >= next_snapshot:
                 try:
@@ -75,10 +106,12 @@ def main() -> None:
                 pids = cluster.pids
                 rss = {n: rss_mb(pids[n]) for n in processes}
                 samples.append((now - began, rss))
+                disk.append((now - began, folder_mb(logs), logged_actions(logs)))
+                checkpoints = folder_mb(Path(folder) / "checkpoints")
                 print(
                     f"{(now - began) / 60:6.1f}  "
                     + "  ".join(f"{rss[n]:{len(n) + 7}.1f}" for n in processes)
-                    + f"  {folder_mb(Path(folder)):19.1f}"
+                    + f"  {disk[-1][1]:7.1f}  {disk[-1][2]:14d}  {checkpoints:14.1f}"
                 )
                 next_sample += SAMPLE_EVERY_S
             time.sleep(0.05)
@@ -99,6 +132,13 @@ def main() -> None:
                 f"{n:10}  {first[n]:15.1f}  {last[n]:13.1f}  {growth:11.1f}  {late:13.1f}"
                 f"  {ratio:9.2f}"
             )
+        (_, mb_mid, actions_mid), (_, mb_end, actions_end) = disk[len(disk) // 2], disk[-1]
+        print(
+            f"\nlogs: {mb_mid:.1f} MB at half time, {mb_end:.1f} MB at the end, while the "
+            f"actions logged went from {actions_mid} to {actions_end} "
+            f"(ratio {mb_end / max(mb_mid, 1e-9):.2f}, "
+            f"against {actions_end / max(actions_mid, 1):.2f})"
+        )
 
 
 if __name__ == "__main__":

@@ -10,9 +10,10 @@ then is the plain file removed. So at every moment each segment is whole under o
 its two names, and a reader (:func:`read_segments`) takes the compressed one where it
 exists.
 
-Every action stays: the engine's check of a snapshot replays the run from its epoch's
-start (:mod:`.runlog`). What the rotation bounds is the disk a long run takes, not the
-log's length.
+The engine's check of a snapshot replays the run from its epoch's start, or from the
+logs' base (:mod:`.log_base`), which the controller moves forward when it prunes to the
+retained snapshots: the segments wholly before it are then deleted
+(:func:`drop_segments_before`).
 
 Standard library only.
 """
@@ -20,6 +21,7 @@ Standard library only.
 from __future__ import annotations
 
 import gzip
+import itertools
 import logging
 import os
 import re
@@ -35,6 +37,9 @@ log = logging.getLogger(__name__)
 
 #: actions per segment (about 4.5 MB plain, 0.6 MB compressed)
 SEGMENT_LINES = 50_000
+
+#: the logs' base in their folder (written by :mod:`.log_base`)
+BASE_FILE = "base.json"
 
 
 def segment_name(node: str, first: int, *, compressed: bool = False) -> str:
@@ -57,10 +62,14 @@ class ActionLog:
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
             # a log begins anew (a node switched to the same epoch again, after a
-            # restart): segments an earlier writer left would be read as its sequel
-            for old in _segments(folder, node).values():
+            # restart): segments an earlier writer left would be read as its sequel,
+            # and a base of the logs (:mod:`.log_base`) would skip its first actions
+            earlier = _segments(folder, node)
+            for old in earlier.values():
                 for path in old:
                     path.unlink(missing_ok=True)
+            if earlier:
+                (folder / BASE_FILE).unlink(missing_ok=True)
             self._file = self._open(0)
 
     def _open(self, first: int) -> IO[str]:
@@ -112,7 +121,7 @@ def compress(path: Path) -> None:
             os.fsync(raw.fileno())
         os.replace(temporary, path.with_name(path.name + ".gz"))
         fsync_dir(path.parent)
-        path.unlink()
+        path.unlink(missing_ok=True)  # a segment before the logs' base may be gone
     except OSError:
         log.exception("compressing %s (it stays as it is)", path)
         temporary.unlink(missing_ok=True)
@@ -144,6 +153,22 @@ def read_segments(folder: Path, node: str) -> Iterator[tuple[Path, int, str]]:
         with rows:
             for number, row in enumerate(rows, 1):
                 yield path, number, row
+
+
+def drop_segments_before(folder: Path, node: str, upto: int) -> int:
+    """Delete ``node``'s segments in ``folder`` whose every action is before action
+    ``upto`` (known by the next segment's first): the newest one always stays. How many
+    files went."""
+    segments = _segments(folder, node)
+    firsts = sorted(segments)
+    gone = 0
+    for first, following in itertools.pairwise(firsts):
+        if following > upto:
+            break
+        for path in segments[first]:
+            path.unlink(missing_ok=True)
+            gone += 1
+    return gone
 
 
 def _open_segment(path: Path) -> IO[str]:

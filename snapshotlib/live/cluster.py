@@ -34,19 +34,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .action_log import BASE_FILE
 from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
+from .log_base import load_base, replay_logs
 from .parts import CheckedPart, PartError, check_stored_manifest, check_stored_part
-from .runlog import (
-    LiveCheck,
-    RunLogError,
-    assemble,
-    causes_of,
-    check_live_snapshot,
-    read_logs,
-    replay,
-    starting_balances,
-)
+from .runlog import LiveCheck, RunLogError, causes_of, check_live_snapshot
 from .spec import ClusterSpec, NodeSpec, topology
 from .storage import StorageError, parse_storage_uri, read
 
@@ -310,6 +303,8 @@ class LiveCluster:
                 *(f"--allow-endpoint={e}" for e in self.allow_endpoints),
                 *(f"--allow-bucket={b}" for b in self.allow_buckets),
                 *(() if self.retain is None else (f"--retain={self.retain}",)),
+                "--logs",
+                str(log_dir),
                 "--journal",
                 str(self.workdir / "journal.jsonl"),
                 *secret,
@@ -465,11 +460,28 @@ class LiveCluster:
         folder = folders.pop() if len(folders) == 1 else ""
         if not folder or "/" in folder or folder.startswith("."):
             raise LiveClusterError(f"{snapshot_id}: its parts do not name one run's logs")
+        logs = self.workdir / "logs" / folder
         try:
-            logs = read_logs(spec, self.workdir / "logs" / folder, upto)
-            sim = replay(spec, assemble(spec, logs), starting_balances(spec, logs))
+            base = load_base(spec, logs)
         except RunLogError as e:
             raise LiveClusterError(f"{snapshot_id}: its run cannot be replayed: {e}") from None
+        if base is not None and snapshot_id in base.start.closed:
+            raise LiveClusterError(
+                f"{snapshot_id}: its run's logs were pruned past its start "
+                f"({logs / BASE_FILE}); only the retained snapshots can be checked"
+            )
+        for attempt in range(3):
+            try:
+                sim, _ = replay_logs(spec, logs, upto)
+                break
+            except RunLogError as e:
+                # the controller may have moved the logs' base and deleted segments
+                # while they were read: they are read again from the new base
+                if attempt == 2 or load_base(spec, logs) == base:
+                    raise LiveClusterError(
+                        f"{snapshot_id}: its run cannot be replayed: {e}"
+                    ) from None
+                base = load_base(spec, logs)
         return check_live_snapshot(spec, parts, sim, snapshot_id)
 
     # ------------------------------------------------------------ helpers

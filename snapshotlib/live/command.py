@@ -111,8 +111,8 @@ def add_live_commands(sub: Any) -> None:
         "--retain",
         type=at_least_one,
         metavar="N",
-        help="keep the last N completed snapshots and prune older parts, chunks and rows "
-        "(default: keep every one)",
+        help="keep the last N completed snapshots and prune older parts, chunks, rows and "
+        "the log segments only they needed (default: keep every one)",
     )
     p.add_argument(
         "--state-keys", type=int, default=1, help="accounts each node's money is kept in (1)"

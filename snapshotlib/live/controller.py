@@ -106,6 +106,7 @@ def create_app(
     token: str | None = None,
     storage_policy: StoragePolicy | None = None,
     retain: int | None = None,
+    run_logs: Path | None = None,
 ) -> FastAPI:
     """The controller of the cluster ``spec``.
 
@@ -121,6 +122,8 @@ def create_app(
     ``target_storage_uri`` may point (:mod:`.storage_policy`; the served controller
     always has one); None takes any. ``retain``: keep the last this many completed
     snapshots and prune the older ones (:mod:`.retention`); None keeps every one.
+    ``run_logs``: the nodes' log folder of this run; with ``retain``, the logs are pruned
+    too, to what the retained snapshots' checks need (:mod:`.log_base`).
     """
     try:
         default_location = parse_storage_uri(storage_uri)
@@ -143,7 +146,7 @@ def create_app(
     )
     if retain is not None and retain < 1:
         raise ValueError(f"retain: at least 1 completed snapshot to keep, got {retain}")
-    controller = SnapshotService(spec, Registry(registry_url), Journal(journal), retain)
+    controller = SnapshotService(spec, Registry(registry_url), Journal(journal), retain, run_logs)
     controller.journal.write({"controller_started": True})
     orphans = controller.resolve_orphans()
     restores = Restores(spec, controller.registry, calls, controller.restore_decided)

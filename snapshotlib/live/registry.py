@@ -641,3 +641,9 @@ def _highest_epoch(conn: Connection) -> int:
     transaction."""
     largest = conn.execute(select(func.max(restores_table.c.epoch))).scalar()
     return 0 if largest is None else int(largest)
+
+
+def epoch_folder(logged: dict[str, Any]) -> str:
+    """A restore's new epoch's log folder, ``epoch-NNN-TAG``, from its row in the restore
+    log (its epoch and tag): beside the run's first logs."""
+    return f"epoch-{int(logged['epoch']):03d}-{logged['log_folder']}"

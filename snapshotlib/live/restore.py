@@ -40,6 +40,7 @@ from .registry import (
     SWITCHING,
     AlreadyRegistered,
     Registry,
+    epoch_folder,
 )
 from .restore_part import SHA256
 from .spec import ClusterSpec, NodeSpec
@@ -217,7 +218,7 @@ class Restores:
         parts = await run_in_threadpool(manifest_parts, self.spec, sid, uri, sha256)
         folder_tag = secrets.token_hex(3)
         epoch = await run_in_threadpool(self._begin, sid, folder_tag, above)
-        folder = _folder({"epoch": epoch, "log_folder": folder_tag})
+        folder = epoch_folder({"epoch": epoch, "log_folder": folder_tag})
         nodes = [self.spec.node(n) for n in self.spec.ids]
         answers = await asyncio.gather(
             *(self.calls.prepare_restore(n, parts[n.id], epoch) for n in nodes),
@@ -311,7 +312,7 @@ class Restores:
         the nodes that did not: tried again later, unless a node lost what it had been
         switched to (the restore is then given up, ABORTED, and the cluster awaits
         another)."""
-        epoch, folder = int(logged["epoch"]), _folder(logged)
+        epoch, folder = int(logged["epoch"]), epoch_folder(logged)
         nodes = [self.spec.node(n) for n in self.spec.ids]
         answers: list[Any] = []
         if logged["status"] == SWITCHING:
@@ -393,8 +394,3 @@ def _failures(nodes: Sequence[NodeSpec], answers: Sequence[Any]) -> list[str]:
 def _named(node: NodeSpec, error: BaseException) -> str:
     said = str(error) or type(error).__name__
     return said if said.startswith(f"{node.id}'s ") else f"{node.id}: {said}"
-
-
-def _folder(logged: dict[str, Any]) -> str:
-    """The new epoch's log folder, ``epoch-NNN-TAG``, from the log's epoch and tag."""
-    return f"epoch-{int(logged['epoch']):03d}-{logged['log_folder']}"

@@ -8,6 +8,9 @@ chunks older snapshots wrote: those stay while it does), and its registry rows. 
 is pruned while a snapshot is open or a restore unfinished: an incremental in progress
 may build on chunks only an older snapshot still lists. An object that cannot be
 deleted keeps its snapshot's rows, so the next pruning tries again.
+
+The run's logs are pruned then too (:func:`prune_logs`): each folder's base moves up to
+the first action of a snapshot still registered, and the segments before it go.
 """
 
 from __future__ import annotations
@@ -15,10 +18,23 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .keyed_state import table_from_json
-from .registry import COMPLETED, IN_PROGRESS, INITIATED, PREPARING, RESUMING, SWITCHING, Registry
+from .log_base import rebase
+from .registry import (
+    COMPLETED,
+    IN_PROGRESS,
+    INITIATED,
+    PREPARING,
+    RESUMING,
+    SWITCHING,
+    Registry,
+    epoch_folder,
+)
+from .runlog import RunLogError
+from .spec import ClusterSpec
 from .storage import StorageError, delete, read
 
 #: what reading a part's chunk table can raise (a part that is not one)
@@ -33,6 +49,8 @@ class Pruned:
     objects: int = 0
     #: objects that could not be deleted (their snapshots stay registered)
     errors: list[str] = field(default_factory=list)
+    #: the log folders whose base moved (:func:`prune_logs`)
+    log_folders: list[str] = field(default_factory=list)
 
 
 def prune(registry: Registry, retain: int) -> Pruned:
@@ -80,6 +98,25 @@ def prune(registry: Registry, retain: int) -> Pruned:
         elif registry.forget(row["snapshot_id"]):
             done.snapshots.append(row["snapshot_id"])
     return done
+
+
+def prune_logs(spec: ClusterSpec, registry: Registry, run_logs: Path, done: Pruned) -> None:
+    """Move the base of each of this run's logs (its first epoch's in ``run_logs``, and
+    each restore's beside it) up to the first action of a snapshot still registered
+    (:func:`.log_base.rebase`), deleting the segments before it. Not while a restore is
+    unfinished: it may be starting a folder's logs."""
+    if registry.restores(PREPARING, SWITCHING, RESUMING):
+        return
+    registered = {str(s["snapshot_id"]) for s in registry.list()}
+    epochs = [run_logs.parent / epoch_folder(r) for r in registry.restores()]
+    for folder in (run_logs, *epochs):
+        if not folder.is_dir():
+            continue
+        try:
+            if rebase(spec, folder, registered) is not None:
+                done.log_folders.append(folder.name)
+        except (RunLogError, OSError) as e:
+            done.errors.append(f"logs {folder}: {e}")
 
 
 def _objects_of(registry: Registry, row: dict[str, Any], *, strict: bool) -> set[str]:

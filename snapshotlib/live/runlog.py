@@ -61,19 +61,45 @@ class Abandon:
 #: what :func:`assemble` yields: the engine's actions, and the abandons between them
 Step = Action | Abandon
 
+#: the kinds of log line that belong to a snapshot (they name it: ``"snapshot"``)
+SNAPSHOT_KINDS = ("initiate", "marker", "discard")
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """Where a replay of the logs begins: each node's balance; on each channel the
+    transfers in flight, oldest first, as (send label, amount); and the snapshots begun
+    before (``closed``): their later actions are not replayed, their markers not in
+    flight, so none of them can be checked from here. The logs' own beginning has
+    nothing in flight and nothing closed; a later one is a log base (:mod:`.log_base`)."""
+
+    balances: dict[str, int]
+    in_flight: dict[str, tuple[tuple[str | None, int], ...]] = field(default_factory=dict)
+    closed: frozenset[str] = frozenset()
+
 
 def read_logs(
-    spec: ClusterSpec, log_dir: Path, upto: dict[str, int] | None = None
+    spec: ClusterSpec,
+    log_dir: Path,
+    upto: dict[str, int] | None = None,
+    since: dict[str, int] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Every node's log lines, in order; with ``upto``, only each node's first
-    ``upto[node]`` lines (:class:`RunLogError` if its log is shorter). A last line cut
-    short (the node was writing it) is dropped."""
+    ``upto[node]`` actions (:class:`RunLogError` if its log is shorter); with ``since``,
+    none before action ``since[node]`` (the log's base, :mod:`.log_base`: the earlier
+    ones may be pruned). A last line cut short (the node was writing it) is dropped."""
     logs: dict[str, list[dict[str, Any]]] = {}
     for node in spec.ids:
+        first = 0 if since is None else since[node]
         limit = None if upto is None else upto[node]
+        if limit is not None and limit < first:
+            raise RunLogError(
+                f"{log_dir}: {node}'s actions before {first} were pruned, {limit} needed"
+            )
+        expected = first
         lines: list[dict[str, Any]] = []
         for path, number, row in read_segments(log_dir, node):
-            if limit is not None and len(lines) >= limit:
+            if limit is not None and expected >= limit:
                 break
             if not row.strip():
                 continue
@@ -83,12 +109,16 @@ def read_logs(
                 if not row.endswith("\n"):  # written in part when the log was read
                     break
                 raise RunLogError(f"{path}, line {number}: not a JSON object") from None
-            if not isinstance(line, dict) or line.get("i") != len(lines):
-                raise RunLogError(f"{path}, line {number}: expected action {len(lines)}")
+            number_of = line.get("i") if isinstance(line, dict) else None
+            if type(number_of) is int and number_of < first:
+                continue  # before the base: a segment the pruning has yet to remove
+            if number_of != expected:
+                raise RunLogError(f"{path}, line {number}: expected action {expected}")
             lines.append(line)
-        if limit is not None and len(lines) < limit:
+            expected += 1
+        if limit is not None and expected < limit:
             raise RunLogError(
-                f"{log_dir / node}.*.jsonl: {len(lines)} actions logged, {limit} needed"
+                f"{log_dir / node}.*.jsonl: {expected} actions logged, {limit} needed"
             )
         logs[node] = lines
     return logs
@@ -106,23 +136,27 @@ def causes_of(spec: ClusterSpec, clocks: Iterable[Sequence[int]]) -> dict[str, i
 
 
 def causal_prefix(
-    spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]
+    spec: ClusterSpec,
+    logs: dict[str, list[dict[str, Any]]],
+    since: dict[str, int] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """The longest prefix of each log whose every action has all its causes kept."""
+    """The longest prefix of each log whose every action has all its causes kept (each
+    log beginning at action ``since[node]``, the actions before it kept already)."""
     ids = spec.ids
-    kept = {n: len(logs[n]) for n in ids}
+    first = dict.fromkeys(ids, 0) if since is None else since
+    kept = {n: first[n] + len(logs[n]) for n in ids}
     changed = True
     while changed:
         changed = False
         for n in ids:
             lines = logs[n]
-            for k in range(kept[n]):
+            for k in range(kept[n] - first[n]):
                 clock = lines[k]["clock"]
                 if any(clock[j] > kept[q] for j, q in enumerate(ids)):
-                    kept[n] = k
+                    kept[n] = first[n] + k
                     changed = True
                     break
-    return {n: logs[n][: kept[n]] for n in ids}
+    return {n: logs[n][: kept[n] - first[n]] for n in ids}
 
 
 def starting_balances(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
@@ -145,9 +179,16 @@ def starting_balances(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) 
     return balances
 
 
-def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[Step]:
+def assemble(
+    spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]], start: RunStart | None = None
+) -> list[Step]:
     """The logged actions as one sequence in which causes come first (see the module
-    docstring); markers are the algorithm's own, so only their arrivals appear."""
+    docstring); markers are the algorithm's own, so only their arrivals appear. The logs
+    begin at ``start`` (default: their own beginning, :func:`starting_balances`); the
+    actions of the snapshots it closed are left out."""
+    if start is None:
+        start = RunStart(starting_balances(spec, logs))
+    closed = start.closed
     position = {n: i for i, n in enumerate(spec.ids)}
     lines = [(sum(line["clock"]), position[n], line) for n in spec.ids for line in logs[n]]
     lines.sort(key=lambda x: (x[0], x[1]))
@@ -155,8 +196,11 @@ def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[S
     markers: list[str | None] = []  # per action: the snapshot of a delivered marker
     for _, p, line in lines:
         node = spec.ids[p]
-        if line.get("kind") in ("restore", "reinject"):
+        kind = line.get("kind")
+        if kind in ("restore", "reinject"):
             continue  # the epoch's start: read by starting_balances
+        if closed and kind in SNAPSHOT_KINDS and str(line.get("snapshot")) in closed:
+            continue
         try:
             actions.append(_action(node, line))
             markers.append(str(line["snapshot"]) if line["kind"] == "marker" else None)
@@ -166,7 +210,7 @@ def assemble(spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]]) -> list[S
             raise RunLogError(f"{node}'s log, action {line['i']}: {e}") from None
     if spec.network().fifo:
         return actions
-    return _name_messages(spec, actions, markers, starting_balances(spec, logs))
+    return _name_messages(spec, actions, markers, start)
 
 
 def _action(node: str, line: dict[str, Any]) -> Step:
@@ -190,7 +234,7 @@ def _name_messages(
     spec: ClusterSpec,
     actions: list[Step],
     markers: list[str | None],
-    balances: dict[str, int],
+    start: RunStart,
 ) -> list[Step]:
     """``actions`` with each delivery naming the message it takes, as a non-FIFO channel
     needs: the transfer with the logged label, or the marker of the logged snapshot.
@@ -198,7 +242,7 @@ def _name_messages(
     Message ids are the engine's, known only as it runs: the run is replayed to read
     them (the markers are its algorithm's own).
     """
-    sim = _simulator(spec, balances)
+    sim = _simulator(spec, start)
     named: list[Step] = []
     for n, (action, snapshot) in enumerate(zip(actions, markers, strict=True)):
         if isinstance(action, Deliver):
@@ -244,16 +288,14 @@ def _label(line: dict[str, Any]) -> str | None:
     return None
 
 
-def replay(
-    spec: ClusterSpec, actions: list[Step], balances: dict[str, int] | None = None
-) -> Simulator:
+def replay(spec: ClusterSpec, actions: list[Step], start: RunStart | None = None) -> Simulator:
     """The engine's run of ``actions`` (the bank, the engine's Chandy–Lamport), from
-    ``balances`` (default: the spec's initial money; :func:`starting_balances`).
+    ``start`` (default: the spec's initial money, nothing in flight).
 
     :class:`RunLogError` when a delivery does not take what the node accepted: a
     channel the spec says is FIFO was not, or the logs disagree.
     """
-    sim = _simulator(spec, balances)
+    sim = _simulator(spec, start)
     for n, action in enumerate(actions):
         _step(sim, n, action)
         if isinstance(action, Deliver):
@@ -269,9 +311,24 @@ def replay(
     return sim
 
 
-def _simulator(spec: ClusterSpec, balances: dict[str, int] | None = None) -> Simulator:
-    initial = balances or dict.fromkeys(spec.ids, spec.initial_money)
-    return Simulator(spec.network(), "bank", dict(initial), ChandyLamport)
+def _simulator(spec: ClusterSpec, start: RunStart | None = None) -> Simulator:
+    """The engine at ``start``: the transfers in flight are sent first, each from a
+    balance that held it, so that they travel with their labels as the logged ones do."""
+    if start is None:
+        return Simulator(
+            spec.network(), "bank", dict.fromkeys(spec.ids, spec.initial_money), ChandyLamport
+        )
+    initial = dict(start.balances)
+    sends = []
+    for name, messages in start.in_flight.items():
+        channel = Channel.parse(name)
+        for label, amount in messages:
+            initial[channel.src] += amount
+            sends.append(Send(channel.src, channel.dst, amount, label=label))
+    sim = Simulator(spec.network(), "bank", initial, ChandyLamport)
+    for send in sends:
+        sim.step(send)
+    return sim
 
 
 def _step(sim: Simulator, n: int, action: Step) -> None:

@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--retain", type=at_least_one, help="keep the last N completed snapshots (all if unset)"
     )
+    parser.add_argument(
+        "--logs", type=Path, help="the nodes' log folder (with --retain, pruned as well)"
+    )
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -85,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             token=token,
             storage_policy=policy,
             retain=args.retain,
+            run_logs=args.logs,
         )
     except (RegistryError, StorageError) as e:  # a user's URL: one line, no traceback
         print(f"snapshotlib live controller: {e}", file=sys.stderr)

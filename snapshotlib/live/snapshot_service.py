@@ -29,7 +29,7 @@ from .registry import (
     AlreadyRegistered,
     Registry,
 )
-from .retention import Pruned, prune
+from .retention import Pruned, prune, prune_logs
 from .spec import ClusterSpec, NodeSpec, SpecError
 from .storage import StorageError, parse_storage_uri, read, write_durable
 from .timestamps import iso, now_iso
@@ -59,10 +59,17 @@ class SnapshotService:
     """
 
     def __init__(
-        self, spec: ClusterSpec, registry: Registry, journal: Journal, retain: int | None
+        self,
+        spec: ClusterSpec,
+        registry: Registry,
+        journal: Journal,
+        retain: int | None,
+        run_logs: Path | None = None,
     ) -> None:
         self.spec = spec
         self.retain = retain
+        #: the run's logs (its first epoch's folder): pruned with the snapshots
+        self.run_logs = run_logs
         #: prunings done (:meth:`prune`)
         self.prunings = 0
         self.registry = registry
@@ -317,12 +324,15 @@ class SnapshotService:
         )
 
     def prune(self) -> Pruned:
-        """Prune to the retained snapshots (:mod:`.retention`); no trigger registers a
-        snapshot meanwhile (one open would stop the pruning, and one registered during
-        it could build on what is pruned)."""
+        """Prune to the retained snapshots and the run's logs to what they need
+        (:mod:`.retention`); no trigger registers a snapshot meanwhile (one open would
+        stop the pruning, one registered during it could build on what is pruned, and
+        its first actions could fall before the logs' new base)."""
         assert self.retain is not None
         with self._ids:
             pruned = prune(self.registry, self.retain)
+            if self.run_logs is not None:
+                prune_logs(self.spec, self.registry, self.run_logs, pruned)
         self.prunings += 1
         for error in pruned.errors:
             log.warning("pruning: %s", error)

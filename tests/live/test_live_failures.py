@@ -429,6 +429,37 @@ def test_retain_keeps_the_last_snapshots_and_what_their_chain_refers_to(
         assert cluster.restore(ids[-1])["total_money"] == 3000
 
 
+def test_retain_prunes_the_logs_to_what_the_retained_snapshots_checks_need(
+    tmp_path: Path,
+) -> None:
+    with LiveCluster(
+        3, rate=30.0, workdir=tmp_path, retain=1, log_segment_lines=20, **STEADY
+    ) as cluster:
+        logs = tmp_path / "logs"
+
+        def snapshots_until_pruned(folder: Path) -> str:
+            """Snapshots, one after another, until ``folder``'s first segments went."""
+            for _ in range(20):
+                sid = cluster.trigger("P2")
+                completed(cluster, sid)
+                time.sleep(0.5)  # some actions between snapshots
+                if (folder / "base.json").exists() and not list(folder.glob("P1.000000000.*")):
+                    return sid
+            raise AssertionError(f"{folder}: its logs were never pruned")
+
+        sid = snapshots_until_pruned(logs / "run-001")
+        # the retained snapshot is checked from the base, as from the whole logs
+        check = cluster.check(sid)
+        assert check.ok, check.reason
+        # a restore's epoch has logs of its own: pruned alike
+        cluster.restore(sid)
+        eventually(lambda: all(n["epoch"] == 1 for n in view(cluster).values()), "epoch 1")
+        (epoch,) = logs.glob("epoch-001-*")
+        sid = snapshots_until_pruned(epoch)
+        check = cluster.check(sid)
+        assert check.ok, check.reason
+
+
 def test_parts_go_to_a_rate_limited_store_with_jittered_uploads(
     tmp_path: Path,
 ) -> None:
