@@ -65,11 +65,12 @@ class ActionLog:
             # restart): segments an earlier writer left would be read as its sequel,
             # and a base of the logs (:mod:`.log_base`) would skip its first actions
             earlier = _segments(folder, node)
+            if earlier and (folder / BASE_FILE).exists():
+                (folder / BASE_FILE).unlink(missing_ok=True)  # first: it must never
+                fsync_dir(folder)  # outlive the segments it was the base of
             for old in earlier.values():
                 for path in old:
                     path.unlink(missing_ok=True)
-            if earlier:
-                (folder / BASE_FILE).unlink(missing_ok=True)
             self._file = self._open(0)
 
     def _open(self, first: int) -> IO[str]:
@@ -138,10 +139,14 @@ def _segments(folder: Path, node: str) -> dict[int, list[Path]]:
     return found
 
 
-def read_segments(folder: Path, node: str) -> Iterator[tuple[Path, int, str]]:
+def read_segments(folder: Path, node: str, since: int = 0) -> Iterator[tuple[Path, int, str]]:
     """Every line of ``node``'s log in ``folder``, in order, as (file, line number in
-    it, text). A segment compressed while it is being listed is read compressed."""
-    for first in sorted(_segments(folder, node)):
+    it, text); none of a segment wholly before action ``since`` (the logs' base). A
+    segment compressed while it is being listed is read compressed."""
+    firsts = sorted(_segments(folder, node))
+    for first, following in itertools.zip_longest(firsts, firsts[1:]):
+        if following is not None and following <= since:
+            continue
         plain = folder / segment_name(node, first)
         packed = folder / segment_name(node, first, compressed=True)
         path = packed if packed.exists() else plain

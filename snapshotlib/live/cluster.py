@@ -37,7 +37,7 @@ from typing import Any
 from .action_log import BASE_FILE
 from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
-from .log_base import load_base, replay_logs
+from .log_base import LogBase, load_base, replay_logs
 from .parts import CheckedPart, PartError, check_stored_manifest, check_stored_part
 from .runlog import LiveCheck, RunLogError, causes_of, check_live_snapshot
 from .spec import ClusterSpec, NodeSpec, topology
@@ -461,27 +461,28 @@ class LiveCluster:
         if not folder or "/" in folder or folder.startswith("."):
             raise LiveClusterError(f"{snapshot_id}: its parts do not name one run's logs")
         logs = self.workdir / "logs" / folder
-        try:
-            base = load_base(spec, logs)
-        except RunLogError as e:
-            raise LiveClusterError(f"{snapshot_id}: its run cannot be replayed: {e}") from None
+        base: LogBase | None = None
+        for attempt in range(3):
+            try:
+                base = load_base(spec, logs)
+                sim, base = replay_logs(spec, logs, upto, base)
+                break
+            except (RunLogError, OSError) as e:
+                # the controller may have moved the logs' base and deleted segments
+                # while they were read: they are read again from the new base
+                try:
+                    moved = load_base(spec, logs) != base
+                except RunLogError:
+                    moved = False
+                if attempt == 2 or not moved:
+                    raise LiveClusterError(
+                        f"{snapshot_id}: its run cannot be replayed: {e}"
+                    ) from None
         if base is not None and snapshot_id in base.start.closed:
             raise LiveClusterError(
                 f"{snapshot_id}: its run's logs were pruned past its start "
                 f"({logs / BASE_FILE}); only the retained snapshots can be checked"
             )
-        for attempt in range(3):
-            try:
-                sim, _ = replay_logs(spec, logs, upto)
-                break
-            except RunLogError as e:
-                # the controller may have moved the logs' base and deleted segments
-                # while they were read: they are read again from the new base
-                if attempt == 2 or load_base(spec, logs) == base:
-                    raise LiveClusterError(
-                        f"{snapshot_id}: its run cannot be replayed: {e}"
-                    ) from None
-                base = load_base(spec, logs)
         return check_live_snapshot(spec, parts, sim, snapshot_id)
 
     # ------------------------------------------------------------ helpers

@@ -353,7 +353,8 @@ def create_app(
         if restores.requested:
             raise HTTPException(409, "a restore is already running")
         # (a turn of the finisher of an unfinished restore is waited for, as this restore
-        # replaces it; so is a pruning, which is short)
+        # replaces it; so is a pruning, whose replay of the logs spans only what the
+        # retained snapshots need)
         restores.requested = True
         try:
             async with restores.lock:

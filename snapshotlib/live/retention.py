@@ -16,6 +16,7 @@ the first action of a snapshot still registered, and the segments before it go.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from .keyed_state import table_from_json
 from .log_base import rebase
 from .registry import (
     COMPLETED,
+    DONE,
     IN_PROGRESS,
     INITIATED,
     PREPARING,
@@ -102,21 +104,33 @@ def prune(registry: Registry, retain: int) -> Pruned:
 
 def prune_logs(spec: ClusterSpec, registry: Registry, run_logs: Path, done: Pruned) -> None:
     """Move the base of each of this run's logs (its first epoch's in ``run_logs``, and
-    each restore's beside it) up to the first action of a snapshot still registered
-    (:func:`.log_base.rebase`), deleting the segments before it. Not while a restore is
-    unfinished: it may be starting a folder's logs."""
+    each finished restore's beside it) up to the first action of a snapshot still
+    registered (:func:`.log_base.rebase`), deleting the segments before it. Not while a
+    restore is unfinished: it may be starting a folder's logs. A folder whose logs cannot
+    be read is said in ``done.errors`` and left as it is."""
     if registry.restores(PREPARING, SWITCHING, RESUMING):
         return
-    registered = {str(s["snapshot_id"]) for s in registry.list()}
-    epochs = [run_logs.parent / epoch_folder(r) for r in registry.restores()]
-    for folder in (run_logs, *epochs):
+
+    def registered() -> list[str]:
+        return [str(s["snapshot_id"]) for s in registry.list()]
+
+    epochs = [epoch_folder(r) for r in registry.restores(DONE)]
+    folders = [(run_logs, False)]
+    folders += [(run_logs.parent / name, True) for name in epochs if EPOCH.fullmatch(name)]
+    for folder, restored in folders:
         if not folder.is_dir():
             continue
         try:
-            if rebase(spec, folder, registered) is not None:
+            if rebase(spec, folder, registered, restored=restored) is not None:
                 done.log_folders.append(folder.name)
-        except (RunLogError, OSError) as e:
+        except UNREADABLE_LOGS as e:
             done.errors.append(f"logs {folder}: {e}")
+
+
+#: a restore's log folder (:func:`.registry.epoch_folder`), never a path elsewhere
+EPOCH = re.compile(r"epoch-\d{3,}-[A-Za-z0-9_-]+")
+#: what reading and replaying a folder of logs can raise (a line that is not a log's)
+UNREADABLE_LOGS = (RunLogError, OSError, KeyError, TypeError, ValueError, IndexError)
 
 
 def _objects_of(registry: Registry, row: dict[str, Any], *, strict: bool) -> set[str]:

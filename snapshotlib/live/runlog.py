@@ -98,7 +98,7 @@ def read_logs(
             )
         expected = first
         lines: list[dict[str, Any]] = []
-        for path, number, row in read_segments(log_dir, node):
+        for path, number, row in read_segments(log_dir, node, since=first):
             if limit is not None and expected >= limit:
                 break
             if not row.strip():
@@ -327,7 +327,10 @@ def _simulator(spec: ClusterSpec, start: RunStart | None = None) -> Simulator:
             sends.append(Send(channel.src, channel.dst, amount, label=label))
     sim = Simulator(spec.network(), "bank", initial, ChandyLamport)
     for send in sends:
-        sim.step(send)
+        try:
+            sim.step(send)
+        except ActionError as e:
+            raise RunLogError(f"the logs' base: a transfer in flight ({send}): {e}") from None
     return sim
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import random
 import secrets
 import statistics
 import threading
@@ -40,8 +41,11 @@ log = logging.getLogger(__name__)
 DEFAULT_ESTIMATE_MS = 1000
 #: how many recent completed snapshots the estimate is the median of
 ESTIMATE_WINDOW = 10
-#: how often a snapshot number taken meanwhile by another controller is read anew
-REGISTER_TRIES = 5
+#: how often a snapshot number taken meanwhile by another controller is read anew,
+#: after a random pause of up to this many seconds (two controllers racing in step on a
+#: busy machine lost 5 tries in a row)
+REGISTER_TRIES = 50
+REGISTER_PAUSE_S = 0.02
 #: the statuses of a snapshot still in progress
 OPEN = (INITIATED, IN_PROGRESS)
 #: the reason given to snapshots a starting controller finds open
@@ -182,6 +186,7 @@ class SnapshotService:
                     # reading it and writing it: read the next one
                     if tries == REGISTER_TRIES:
                         raise
+                    time.sleep(random.uniform(0, REGISTER_PAUSE_S))
                     continue
                 return row, estimate
 
@@ -324,15 +329,15 @@ class SnapshotService:
         )
 
     def prune(self) -> Pruned:
-        """Prune to the retained snapshots and the run's logs to what they need
-        (:mod:`.retention`); no trigger registers a snapshot meanwhile (one open would
-        stop the pruning, one registered during it could build on what is pruned, and
-        its first actions could fall before the logs' new base)."""
+        """Prune to the retained snapshots (:mod:`.retention`), no trigger registering a
+        snapshot meanwhile (one open would stop the pruning, and one registered during
+        it could build on what is pruned); then, when some went, the run's logs to what
+        the snapshots still registered need (triggers may go on: see :mod:`.log_base`)."""
         assert self.retain is not None
         with self._ids:
             pruned = prune(self.registry, self.retain)
-            if self.run_logs is not None:
-                prune_logs(self.spec, self.registry, self.run_logs, pruned)
+        if self.run_logs is not None and pruned.snapshots:
+            prune_logs(self.spec, self.registry, self.run_logs, pruned)
         self.prunings += 1
         for error in pruned.errors:
             log.warning("pruning: %s", error)

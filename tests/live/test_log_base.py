@@ -76,7 +76,7 @@ def test_a_snapshot_registered_when_the_base_moved_checks_as_from_the_whole_logs
     # as retention does: the oldest snapshots go, one at a time; the base follows
     for dropped in range(1, len(ids)):
         registered = ids[dropped:]
-        base = rebase(spec, folder, registered) or load_base(spec, folder)
+        base = rebase(spec, folder, lambda kept=registered: kept) or load_base(spec, folder)
         if base is None:
             continue  # a registered snapshot began at every node's first action
         assert not base.start.closed & set(registered)
@@ -89,6 +89,18 @@ def test_a_snapshot_registered_when_the_base_moved_checks_as_from_the_whole_logs
             assert recorded(check) == expected[sid], sid
 
     final = load_base(spec, folder)
+    if final is not None:
+        # a snapshot stays closed only while a marker of it is still to arrive after
+        # the base: else none of its actions could follow, and it need not be named
+        for sid, channels in final.awaited.items():
+            for name in channels:
+                dst = name.split("->")[1]
+                arrived = [
+                    line["i"]
+                    for line in nodes.logs[dst]
+                    if line["kind"] == "marker" and line["snapshot"] == sid and line["ch"] == name
+                ]
+                assert not arrived or arrived[0] >= final.upto[dst], (sid, name)
     if final is not None and any(final.upto[p] >= 2 * segment_lines for p in spec.ids):
         assert len(list(folder.iterdir())) < files_before + 1, "segments before it went"
 
@@ -98,21 +110,21 @@ def test_the_segments_wholly_before_the_base_are_deleted_and_the_newest_stays(
 ) -> None:
     spec, nodes, ids = simulated_run(3, "complete", 3, "in-band", 3)
     write_logs(tmp_path, nodes, segment_lines=5)
-    base = rebase(spec, tmp_path, ids[-1:])
-    assert base is not None and base.start.closed >= set(ids[:-1])
+    base = rebase(spec, tmp_path, lambda: ids[-1:])
+    assert base is not None and not base.start.closed & set(ids[-1:])
     for node in spec.ids:
         firsts = sorted(int(p.name.split(".")[1]) for p in tmp_path.glob(f"{node}.*.jsonl*"))
         # the first segment left holds the base, or the base is where it begins
         assert firsts[0] <= base.upto[node] < firsts[0] + 5 or firsts == [max(firsts)]
         assert firsts[-1] // 5 == (len(nodes.logs[node]) - 1) // 5, "the newest stays"
     # moving it again with the same snapshots registered changes nothing
-    assert rebase(spec, tmp_path, ids[-1:]) is None
+    assert rebase(spec, tmp_path, lambda: ids[-1:]) is None
 
 
 def test_a_registered_snapshot_holds_the_base_before_its_first_action(tmp_path: Path) -> None:
     spec, nodes, ids = simulated_run(5, "ring", 3, "in-band", 2)
     write_logs(tmp_path, nodes, segment_lines=4)
-    base = rebase(spec, tmp_path, ids)
+    base = rebase(spec, tmp_path, lambda: ids)
     first_event = {
         node: min(
             (k for k, line in enumerate(lines) if line.get("snapshot") in ids),
@@ -131,8 +143,14 @@ def test_a_registered_snapshot_holds_the_base_before_its_first_action(tmp_path: 
         (lambda b: b.update(upto={"P1": 1}), "upto: one entry per node"),
         (lambda b: b["balances"].update(P1=-4), "balances: whole numbers"),
         (lambda b: b["in_flight"].update({"P9->P1": [["x", 1]]}), "in_flight: no channel"),
-        (lambda b: b.update(closed="s1"), "closed: a list of snapshot ids"),
-        (lambda b: b.pop("closed"), "'closed'"),
+        (lambda b: b.update(in_flight=[]), "in_flight: an object"),
+        (lambda b: b["in_flight"].update({"P1->P2": [["x", -1]]}), "amount at least 0"),
+        (lambda b: b["in_flight"].update({"P1->P2": 3}), "pairs expected"),
+        (lambda b: b["in_flight"].update({"P1->P2": [["x", 1, 2]]}), "pairs expected"),
+        (lambda b: b.update(closed=["s1"]), "closed: an object from snapshot id"),
+        (lambda b: b.update(closed={"s1": ["P9->P1"]}), "closed: an object from snapshot id"),
+        (lambda b: b.pop("closed"), "closed: missing"),
+        (lambda b: b["balances"].update(P1=b["balances"]["P1"] + 1), "they hold 301, the"),
     ],
 )
 def test_a_base_that_is_not_one_of_these_logs_is_refused_naming_the_field(
@@ -140,7 +158,7 @@ def test_a_base_that_is_not_one_of_these_logs_is_refused_naming_the_field(
 ) -> None:
     spec, nodes, ids = simulated_run(7, "complete", 3, "in-band", 2)
     write_logs(tmp_path, nodes, segment_lines=6)
-    assert rebase(spec, tmp_path, ids[-1:]) is not None
+    assert rebase(spec, tmp_path, lambda: ids[-1:]) is not None
     path = tmp_path / BASE_FILE
     data = json.loads(path.read_text())
     change(data)
@@ -148,6 +166,9 @@ def test_a_base_that_is_not_one_of_these_logs_is_refused_naming_the_field(
     with pytest.raises(RunLogError, match=f"{BASE_FILE}: not a base of this cluster's logs: ") as e:
         load_base(spec, tmp_path)
     assert field in str(e.value)
+    path.write_text("[]")
+    with pytest.raises(RunLogError, match="not a base of this cluster's logs: an object"):
+        load_base(spec, tmp_path)
     path.write_text("{")
     with pytest.raises(RunLogError, match=f"{BASE_FILE}: cannot be read"):
         load_base(spec, tmp_path)
@@ -158,9 +179,55 @@ def test_a_check_that_needs_actions_before_the_base_says_they_were_pruned(
 ) -> None:
     spec, nodes, ids = simulated_run(11, "complete", 3, "in-band", 3)
     write_logs(tmp_path, nodes, segment_lines=5)
-    base = rebase(spec, tmp_path, ids[-1:])
+    base = rebase(spec, tmp_path, lambda: ids[-1:])
     assert base is not None
     node = max(spec.ids, key=lambda p: base.upto[p])
     upto = {p: base.upto[p] for p in spec.ids} | {node: base.upto[node] - 1}
     with pytest.raises(RunLogError, match=f"{node}'s actions before .* were pruned"):
         replay_logs(spec, tmp_path, upto)
+
+
+def test_a_restore_s_logs_are_based_only_when_every_node_began_with_its_restore(
+    tmp_path: Path,
+) -> None:
+    spec, nodes, ids = simulated_run(13, "complete", 3, "in-band", 2)
+    write_logs(tmp_path, nodes, segment_lines=6)
+    with pytest.raises(RunLogError, match="P1's log does not begin with its restore"):
+        rebase(spec, tmp_path, lambda: ids[-1:], restored=True)
+    assert not (tmp_path / BASE_FILE).exists()
+
+
+def test_a_log_begun_anew_in_its_folder_takes_the_base_with_the_old_segments(
+    tmp_path: Path,
+) -> None:
+    spec, nodes, ids = simulated_run(17, "complete", 3, "in-band", 2)
+    write_logs(tmp_path, nodes, segment_lines=6)
+    assert rebase(spec, tmp_path, lambda: ids[-1:]) is not None
+    ActionLog(tmp_path, "P2").close()  # P2 switched to this epoch again, after a restart
+    assert not (tmp_path / BASE_FILE).exists()
+    assert not list(tmp_path.glob("P2.*.gz"))
+
+
+def test_the_pruning_moves_each_readable_folder_s_base_and_names_the_unreadable_one(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("sqlalchemy", reason="the registry needs the live extra")
+    from snapshotlib.live.registry import Registry
+    from snapshotlib.live.retention import Pruned, prune_logs
+
+    registry = Registry(f"sqlite:///{tmp_path / 'registry.db'}")
+    spec, nodes, _ = simulated_run(19, "complete", 3, "in-band", 2)
+    run = tmp_path / "logs" / "run-001"
+    write_logs(run, nodes, segment_lines=5)
+    done = Pruned()
+    prune_logs(spec, registry, run, done)  # no snapshot registered: all of it is behind
+    assert done.log_folders == ["run-001"] and not done.errors
+    base = load_base(spec, run)
+    assert base is not None and base.upto == {p: len(nodes.logs[p]) for p in spec.ids}
+    # a line that is not a log's: said, with the file, and the folder left as it was
+    newest = max(run.glob("P2.*.jsonl"))
+    newest.write_text(newest.read_text() + "{not json\n")
+    done = Pruned()
+    prune_logs(spec, registry, run, done)
+    assert not done.log_folders and load_base(spec, run) == base
+    assert len(done.errors) == 1 and f"logs {run}: {newest}" in done.errors[0]
