@@ -17,6 +17,7 @@ that dies is started again on the same registry.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import random
@@ -483,7 +484,8 @@ class LiveCluster:
                 f"{snapshot_id}: its run's logs were pruned past its start "
                 f"({logs / BASE_FILE}); only the retained snapshots can be checked"
             )
-        return check_live_snapshot(spec, parts, sim, snapshot_id)
+        check = check_live_snapshot(spec, parts, sim, snapshot_id)
+        return check if base is None else dataclasses.replace(check, from_base=True)
 
     # ------------------------------------------------------------ helpers
     def _spec(self) -> ClusterSpec:

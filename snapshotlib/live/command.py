@@ -331,13 +331,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  the engine's replay records the same: {'yes' if check.same_as_engine else 'no'}")
     if check.reason:
         print(f"  {check.reason}")
+    if check.from_base:
+        print("  replayed from the logs' base (--retain pruned the actions before it)")
     if args.shiviz or args.scenario:
-        _write_run(check.simulator, args)
+        _write_run(check.simulator, args, check.from_base)
     return 0 if check.ok else 1
 
 
-def _write_run(sim: Any, args: argparse.Namespace) -> None:
-    """The assembled run, as a ShiViz log and as a scenario that replays it."""
+def _write_run(sim: Any, args: argparse.Namespace, from_base: bool) -> None:
+    """The assembled run, as a ShiViz log and as a scenario that replays it (from the
+    logs' base, where the run before it was pruned: its transfers in flight there are
+    its first sends)."""
     from ..formats.record import recorded_scenario
     from ..formats.shiviz import to_shiviz
 
@@ -346,7 +350,8 @@ def _write_run(sim: Any, args: argparse.Namespace) -> None:
             Path(args.shiviz).write_text(to_shiviz(sim), encoding="utf-8")
             print(f"  wrote {args.shiviz} (ShiViz)")
         if args.scenario:
-            scenario = recorded_scenario(sim, name=f"live {args.snapshot_id}")
+            name = f"live {args.snapshot_id}" + (" (from the logs' base)" if from_base else "")
+            scenario = recorded_scenario(sim, name=name)
             Path(args.scenario).write_text(json.dumps(scenario, indent=1), encoding="utf-8")
             print(f"  wrote {args.scenario} (scenario)")
     except OSError as e:

@@ -352,7 +352,9 @@ class LiveCheck:
 
     ``verdict`` is the engine's (consistent cut, Dijkstra's argument, money conserved)
     on the assembled run; ``same_as_engine`` whether the nodes recorded exactly what
-    the engine recorded replaying that run; ``recorded_total`` the money in the parts.
+    the engine recorded replaying that run; ``recorded_total`` the money in the parts;
+    ``from_base`` whether the run was replayed from the logs' base (:mod:`.log_base`),
+    the actions before it pruned, rather than from its epoch's start.
     """
 
     snapshot_id: str
@@ -362,6 +364,7 @@ class LiveCheck:
     expected_total: int
     differences: tuple[str, ...] = field(default=())
     simulator: Simulator | None = field(default=None, compare=False, repr=False)
+    from_base: bool = False
 
     @property
     def ok(self) -> bool:

@@ -451,6 +451,7 @@ def test_retain_prunes_the_logs_to_what_the_retained_snapshots_checks_need(
         # the retained snapshot is checked from the base, as from the whole logs
         check = cluster.check(sid)
         assert check.ok, check.reason
+        assert check.from_base
         # a restore's epoch has logs of its own: pruned alike
         cluster.restore(sid)
         eventually(lambda: all(n["epoch"] == 1 for n in view(cluster).values()), "epoch 1")
