@@ -13,11 +13,12 @@ as MB per hour, over the whole run and over its second half. The reference in th
 same run is the first minute's RSS: a node that kept every message would grow linearly
 from it (about 1.5 MB a minute at rate 50); one that keeps what it needs levels off.
 
-The disk too: the nodes' logs (MB on disk, and the actions logged so far, from the
-newest segments' names) and the checkpoints. With ``--retain`` the logs are pruned to
-what the retained snapshots' checks need, a whole segment (``--segment-lines`` actions)
-at a time: they level off once a few segments were written, where without pruning
-they grow with the actions logged.
+The disk too: the nodes' logs (MB on disk, the segments kept, and the actions logged
+so far, from the newest segments' names) and the checkpoints. With ``--retain`` the logs
+are pruned to what the retained snapshots' checks need, a whole segment
+(``--segment-lines`` actions) at a time: the segments kept level off, where without
+pruning they grow with the actions logged. (In MB the newest segment of each node, not
+yet compressed, weighs as much as several compressed ones: hence the count.)
 Linux only (reads /proc). Needs the live extra.
 """
 
@@ -46,14 +47,17 @@ def folder_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
 
 
-def logged_actions(logs: Path) -> int:
-    """Actions the nodes logged, at least: each log's newest segment's first action."""
+def log_segments(logs: Path) -> tuple[int, int]:
+    """The segments kept, and the actions the nodes logged (at least: each log's newest
+    segment's first action)."""
     newest: dict[tuple[Path, str], int] = {}
+    segments = set()
     for path in logs.rglob("*.jsonl*"):
         node, first = path.name.split(".")[:2]
         key = (path.parent, node)
+        segments.add((*key, first))
         newest[key] = max(newest.get(key, 0), int(first))
-    return sum(newest.values())
+    return len(segments), sum(newest.values())
 
 
 def main() -> None:
@@ -84,14 +88,14 @@ def main() -> None:
         next_snapshot = began + args.every
         samples: list[tuple[float, dict[str, float]]] = []
         logs = Path(folder) / "logs"
-        disk: list[tuple[float, float, int]] = []  # (seconds, logs MB, actions logged)
+        disk: list[tuple[float, float, int, int]] = []  # (s, MB, segments, actions logged)
         taken = completed = 0
         kept = f"the last {args.retain} kept" if args.retain else "every one kept"
         print(f"3 nodes, rate {args.rate}/s each, a snapshot every {args.every} s, {kept}")
         print(
             "   min  "
             + "  ".join(f"{n} RSS MB" for n in processes)
-            + "  logs MB  actions logged  checkpoints MB"
+            + "  logs MB  segments  actions logged  checkpoints MB"
         )
         while (now := time.monotonic()) < end:
             if now >= next_snapshot:
@@ -106,12 +110,13 @@ def main() -> None:
                 pids = cluster.pids
                 rss = {n: rss_mb(pids[n]) for n in processes}
                 samples.append((now - began, rss))
-                disk.append((now - began, folder_mb(logs), logged_actions(logs)))
+                disk.append((now - began, folder_mb(logs), *log_segments(logs)))
                 checkpoints = folder_mb(Path(folder) / "checkpoints")
                 print(
                     f"{(now - began) / 60:6.1f}  "
                     + "  ".join(f"{rss[n]:{len(n) + 7}.1f}" for n in processes)
-                    + f"  {disk[-1][1]:7.1f}  {disk[-1][2]:14d}  {checkpoints:14.1f}"
+                    + f"  {disk[-1][1]:7.1f}  {disk[-1][2]:8d}  {disk[-1][3]:14d}"
+                    + f"  {checkpoints:14.1f}"
                 )
                 next_sample += SAMPLE_EVERY_S
             time.sleep(0.05)
@@ -132,12 +137,15 @@ def main() -> None:
                 f"{n:10}  {first[n]:15.1f}  {last[n]:13.1f}  {growth:11.1f}  {late:13.1f}"
                 f"  {ratio:9.2f}"
             )
-        (_, mb_mid, actions_mid), (_, mb_end, actions_end) = disk[len(disk) // 2], disk[-1]
+        # a segment goes only when the base passes it: the count saw-tooths, so the most
+        # kept over each half says whether it levels off
+        half = len(disk) // 2
+        first_half, second_half = disk[:half], disk[half:]
         print(
-            f"\nlogs: {mb_mid:.1f} MB at half time, {mb_end:.1f} MB at the end, while the "
-            f"actions logged went from {actions_mid} to {actions_end} "
-            f"(ratio {mb_end / max(mb_mid, 1e-9):.2f}, "
-            f"against {actions_end / max(actions_mid, 1):.2f})"
+            f"\nlog segments kept: at most {max(d[2] for d in first_half)} in the first half, "
+            f"{max(d[2] for d in second_half)} in the second; actions logged "
+            f"{first_half[-1][3]} at half time, {disk[-1][3]} at the end; "
+            f"logs {max(d[1] for d in second_half):.1f} MB at most in the second half"
         )
 
 

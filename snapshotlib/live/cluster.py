@@ -31,6 +31,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -462,13 +463,21 @@ class LiveCluster:
         if not folder or "/" in folder or folder.startswith("."):
             raise LiveClusterError(f"{snapshot_id}: its parts do not name one run's logs")
         logs = self.workdir / "logs" / folder
+        pruned = LiveClusterError(
+            f"{snapshot_id}: its run's logs were pruned past its start "
+            f"({logs / BASE_FILE}); only the retained snapshots can be checked"
+        )
         base: LogBase | None = None
         for attempt in range(3):
             try:
                 base = load_base(spec, logs)
+                if base is not None and (
+                    snapshot_id in base.start.closed or any(upto[n] < base.upto[n] for n in upto)
+                ):
+                    raise pruned
                 sim, base = replay_logs(spec, logs, upto, base)
                 break
-            except (RunLogError, OSError) as e:
+            except (RunLogError, OSError, EOFError, zlib.error) as e:
                 # the controller may have moved the logs' base and deleted segments
                 # while they were read: they are read again from the new base
                 try:
@@ -479,11 +488,8 @@ class LiveCluster:
                     raise LiveClusterError(
                         f"{snapshot_id}: its run cannot be replayed: {e}"
                     ) from None
-        if base is not None and snapshot_id in base.start.closed:
-            raise LiveClusterError(
-                f"{snapshot_id}: its run's logs were pruned past its start "
-                f"({logs / BASE_FILE}); only the retained snapshots can be checked"
-            )
+        if snapshot_id not in sim.algorithm.records:  # begun before a base moved meanwhile
+            raise pruned
         check = check_live_snapshot(spec, parts, sim, snapshot_id)
         return check if base is None else dataclasses.replace(check, from_base=True)
 

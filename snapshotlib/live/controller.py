@@ -149,7 +149,13 @@ def create_app(
     controller = SnapshotService(spec, Registry(registry_url), Journal(journal), retain, run_logs)
     controller.journal.write({"controller_started": True})
     orphans = controller.resolve_orphans()
-    restores = Restores(spec, controller.registry, calls, controller.restore_decided)
+    restores = Restores(
+        spec,
+        controller.registry,
+        calls,
+        controller.restore_decided,
+        run_tag="" if run_logs is None else run_logs.name,
+    )
     pruning: set[asyncio.Task[None]] = set()
     # a restore this controller's predecessor left: aborted, or finished once running
     restores.recover()

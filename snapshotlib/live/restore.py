@@ -157,8 +157,12 @@ class Restores:
         registry: Registry,
         calls: NodeCalls,
         on_decided: Callable[[str], list[str]],
+        run_tag: str = "",
     ) -> None:
         self.spec = spec
+        #: the run's log folder's name, which each new epoch's folder names after its
+        #: number (``epoch-002-run-001-a1b2c3``): a pruning knows this run's epochs by it
+        self.run_tag = run_tag
         self.registry = registry
         self.calls = calls
         self.on_decided = on_decided
@@ -216,7 +220,7 @@ class Restores:
         uri = str(row["checkpoint_manifest_uri"])
         sha256 = await run_in_threadpool(self.registry.manifest_sha256, sid)
         parts = await run_in_threadpool(manifest_parts, self.spec, sid, uri, sha256)
-        folder_tag = secrets.token_hex(3)
+        folder_tag = f"{self.run_tag}-" * bool(self.run_tag) + secrets.token_hex(3)
         epoch = await run_in_threadpool(self._begin, sid, folder_tag, above)
         folder = epoch_folder({"epoch": epoch, "log_folder": folder_tag})
         nodes = [self.spec.node(n) for n in self.spec.ids]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,7 +115,10 @@ def prune_logs(spec: ClusterSpec, registry: Registry, run_logs: Path, done: Prun
     def registered() -> list[str]:
         return [str(s["snapshot_id"]) for s in registry.list()]
 
-    epochs = [epoch_folder(r) for r in registry.restores(DONE)]
+    # only this run's: an earlier run on the same registry may have had other nodes
+    tag = f"{run_logs.name}-"
+    mine = [r for r in registry.restores(DONE) if str(r["log_folder"]).startswith(tag)]
+    epochs = [epoch_folder(r) for r in mine]
     folders = [(run_logs, False)]
     folders += [(run_logs.parent / name, True) for name in epochs if EPOCH.fullmatch(name)]
     for folder, restored in folders:
@@ -130,7 +134,9 @@ def prune_logs(spec: ClusterSpec, registry: Registry, run_logs: Path, done: Prun
 #: a restore's log folder (:func:`.registry.epoch_folder`), never a path elsewhere
 EPOCH = re.compile(r"epoch-\d{3,}-[A-Za-z0-9_-]+")
 #: what reading and replaying a folder of logs can raise (a line that is not a log's)
-UNREADABLE_LOGS = (RunLogError, OSError, KeyError, TypeError, ValueError, IndexError)
+UNREADABLE_LOGS = (
+    RunLogError, OSError, EOFError, zlib.error, KeyError, TypeError, ValueError, IndexError
+)  # fmt: skip
 
 
 def _objects_of(registry: Registry, row: dict[str, Any], *, strict: bool) -> set[str]:

@@ -337,7 +337,10 @@ class SnapshotService:
         with self._ids:
             pruned = prune(self.registry, self.retain)
         if self.run_logs is not None and pruned.snapshots:
-            prune_logs(self.spec, self.registry, self.run_logs, pruned)
+            try:
+                prune_logs(self.spec, self.registry, self.run_logs, pruned)
+            except Exception as e:  # the registry unreachable: the next pruning tries
+                pruned.errors.append(f"pruning the logs: {e}")
         self.prunings += 1
         for error in pruned.errors:
             log.warning("pruning: %s", error)
