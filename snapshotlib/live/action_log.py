@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import threading
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -142,7 +143,8 @@ def _segments(folder: Path, node: str) -> dict[int, list[Path]]:
 def read_segments(folder: Path, node: str, since: int = 0) -> Iterator[tuple[Path, int, str]]:
     """Every line of ``node``'s log in ``folder``, in order, as (file, line number in
     it, text); none of a segment wholly before action ``since`` (the logs' base). A
-    segment compressed while it is being listed is read compressed."""
+    segment compressed while it is being listed is read compressed. :class:`OSError`
+    naming the file for a segment that cannot be read (gone, or its gzip damaged)."""
     firsts = sorted(_segments(folder, node))
     for first, following in itertools.zip_longest(firsts, firsts[1:]):
         if following is not None and following <= since:
@@ -151,13 +153,16 @@ def read_segments(folder: Path, node: str, since: int = 0) -> Iterator[tuple[Pat
         packed = folder / segment_name(node, first, compressed=True)
         path = packed if packed.exists() else plain
         try:
-            rows = _open_segment(path)
-        except FileNotFoundError:  # compressed between the two looks
-            path = packed
-            rows = _open_segment(path)
-        with rows:
-            for number, row in enumerate(rows, 1):
-                yield path, number, row
+            try:
+                rows = _open_segment(path)
+            except FileNotFoundError:  # compressed between the two looks
+                path = packed
+                rows = _open_segment(path)
+            with rows:
+                for number, row in enumerate(rows, 1):
+                    yield path, number, row
+        except (OSError, EOFError, zlib.error) as e:
+            raise OSError(f"{path}: cannot be read ({e})") from None
 
 
 def drop_segments_before(folder: Path, node: str, upto: int) -> int:

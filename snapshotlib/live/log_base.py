@@ -32,7 +32,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..simulator import Simulator
 from ..trace import APP
@@ -146,22 +146,24 @@ def _base_from(spec: ClusterSpec, data: Any) -> LogBase:
 
 
 def replay_logs(
-    spec: ClusterSpec,
-    folder: Path,
-    upto: dict[str, int] | None = None,
-    base: LogBase | Literal["read"] | None = "read",
-) -> tuple[Simulator, LogBase | None]:
-    """The engine's replay of the logs in ``folder`` from their ``base`` (by default the
-    one in ``folder``; ``None``: their beginning) up to ``upto`` actions of each node
-    (default: all, cut to their causal prefix), and the base it started from."""
-    if base == "read":
-        base = load_base(spec, folder)
+    spec: ClusterSpec, folder: Path, base: LogBase | None, upto: dict[str, int] | None = None
+) -> Simulator:
+    """The engine's replay of the logs in ``folder`` from ``base`` (:func:`load_base`;
+    ``None``: their beginning) up to ``upto`` actions of each node (default: all, cut to
+    their causal prefix)."""
     since = None if base is None else base.upto
     logs = read_logs(spec, folder, upto, since)
     if upto is None:
         logs = causal_prefix(spec, logs, since)
+    return _replay_from(spec, logs, base)
+
+
+def _replay_from(
+    spec: ClusterSpec, logs: dict[str, list[dict[str, Any]]], base: LogBase | None
+) -> Simulator:
+    """The engine's replay of ``logs``, which begin at ``base`` (or at their beginning)."""
     start = RunStart(starting_balances(spec, logs)) if base is None else base.start
-    return replay(spec, assemble(spec, logs, start), start), base
+    return replay(spec, assemble(spec, logs, start), start)
 
 
 def rebase(
@@ -197,8 +199,7 @@ def rebase(
         for node in spec.ids:
             drop_segments_before(folder, node, upto[node])
         return None
-    start = RunStart(starting_balances(spec, prefix)) if old is None else old.start
-    sim = replay(spec, assemble(spec, prefix, start), start)
+    sim = _replay_from(spec, prefix, old)
     messages = sim.trace.messages
     in_flight = {}
     for index, channel in enumerate(sim.network.channels):
@@ -233,7 +234,7 @@ def _still_awaited(
     for lines in prefix.values():
         for line in lines:
             if line.get("kind") == "marker":
-                awaited[str(line["snapshot"])].discard(str(line["ch"]))
+                awaited[str(line["snapshot"])].discard(str(line.get("ch")))
     return {sid: tuple(sorted(chs)) for sid, chs in sorted(awaited.items()) if chs}
 
 

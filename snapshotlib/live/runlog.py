@@ -98,24 +98,38 @@ def read_logs(
             )
         expected = first
         lines: list[dict[str, Any]] = []
-        for path, number, row in read_segments(log_dir, node, since=first):
-            if limit is not None and expected >= limit:
-                break
-            if not row.strip():
-                continue
-            try:
-                line = json.loads(row)
-            except json.JSONDecodeError:
-                if not row.endswith("\n"):  # written in part when the log was read
+        try:
+            for path, number, row in read_segments(log_dir, node, since=first):
+                if limit is not None and expected >= limit:
                     break
-                raise RunLogError(f"{path}, line {number}: not a JSON object") from None
-            number_of = line.get("i") if isinstance(line, dict) else None
-            if type(number_of) is int and number_of < first:
-                continue  # before the base: a segment the pruning has yet to remove
-            if number_of != expected:
-                raise RunLogError(f"{path}, line {number}: expected action {expected}")
-            lines.append(line)
-            expected += 1
+                if not row.strip():
+                    continue
+                try:
+                    line = json.loads(row)
+                except json.JSONDecodeError:
+                    if not row.endswith("\n"):  # written in part when the log was read
+                        break
+                    raise RunLogError(f"{path}, line {number}: not a JSON object") from None
+                number_of = line.get("i") if isinstance(line, dict) else None
+                if type(number_of) is int and number_of < first:
+                    continue  # before the base: a segment the pruning has yet to remove
+                if number_of != expected:
+                    raise RunLogError(f"{path}, line {number}: expected action {expected}")
+                clock = line.get("clock")
+                if not (
+                    isinstance(clock, list)
+                    and len(clock) == len(spec.ids)
+                    and all(type(c) is int for c in clock)
+                    and isinstance(line.get("kind"), str)
+                ):
+                    raise RunLogError(
+                        f"{path}, line {number}: a kind and a clock of {len(spec.ids)} "
+                        "whole numbers expected"
+                    )
+                lines.append(line)
+                expected += 1
+        except OSError as e:  # a segment gone, or damaged: its file named
+            raise RunLogError(str(e)) from None
         if limit is not None and expected < limit:
             raise RunLogError(
                 f"{log_dir / node}.*.jsonl: {expected} actions logged, {limit} needed"

@@ -41,10 +41,10 @@ log = logging.getLogger(__name__)
 DEFAULT_ESTIMATE_MS = 1000
 #: how many recent completed snapshots the estimate is the median of
 ESTIMATE_WINDOW = 10
-#: how often a snapshot number taken meanwhile by another controller is read anew,
-#: after a random pause of up to this many seconds (two controllers racing in step on a
-#: busy machine lost 5 tries in a row)
+#: how often a snapshot number taken meanwhile by another controller is read anew
+#: (two controllers racing in step on a busy machine lost 5 tries in a row)
 REGISTER_TRIES = 50
+#: the longest random pause (seconds) before reading it anew, to break that step
 REGISTER_PAUSE_S = 0.02
 #: the statuses of a snapshot still in progress
 OPEN = (INITIATED, IN_PROGRESS)

@@ -138,3 +138,15 @@ def test_any_node_name_reads_back_only_its_own_segments(tmp_path: Path) -> None:
     write(tmp_path, "n", 3, segment_lines=2)
     assert len(list(read_segments(tmp_path, "n.1"))) == 5
     assert len(list(read_segments(tmp_path, "n"))) == 3
+
+
+def test_a_line_without_a_whole_clock_or_a_damaged_segment_is_named(tmp_path: Path) -> None:
+    write(tmp_path, "P1", 12, segment_lines=4)
+    newest = tmp_path / segment_name("P1", 8)
+    lines = newest.read_text().splitlines(keepends=True)
+    newest.write_text(lines[0] + json.dumps({"i": 9, "kind": "send", "clock": [1]}) + "\n")
+    with pytest.raises(RunLogError, match=rf"{newest}, line 2: a kind and a clock of 2 whole"):
+        read_logs(spec(), tmp_path)
+    (tmp_path / segment_name("P1", 4, compressed=True)).write_bytes(b"\x1f\x8b\x08\x00broken")
+    with pytest.raises(RunLogError, match=r"P1\.000000004\.jsonl\.gz: cannot be read"):
+        read_logs(spec(), tmp_path)

@@ -66,7 +66,7 @@ def test_a_snapshot_registered_when_the_base_moved_checks_as_from_the_whole_logs
     spec, nodes, ids = simulated_run(seed, kind, n, markers, snapshots)
     folder = tmp_path_factory.mktemp("logs")
     write_logs(folder, nodes, segment_lines)
-    whole, _ = replay_logs(spec, folder)
+    whole = replay_logs(spec, folder, None)
     parts = {sid: {p: nodes.part(p, sid) for p in spec.ids} for sid in ids}
     expected = {sid: recorded(check_live_snapshot(spec, parts[sid], whole, sid)) for sid in ids}
     if markers == "in-band":  # out of band a transfer may overtake a marker: a wrong one
@@ -83,7 +83,7 @@ def test_a_snapshot_registered_when_the_base_moved_checks_as_from_the_whole_logs
         # money is where the engine says: in the nodes or in flight
         in_flight = sum(a for ms in base.start.in_flight.values() for _, a in ms)
         assert sum(base.start.balances.values()) + in_flight == 100 * n
-        from_base, _ = replay_logs(spec, folder)
+        from_base = replay_logs(spec, folder, load_base(spec, folder))
         for sid in registered:
             check = check_live_snapshot(spec, parts[sid], from_base, sid)
             assert recorded(check) == expected[sid], sid
@@ -184,7 +184,7 @@ def test_a_check_that_needs_actions_before_the_base_says_they_were_pruned(
     node = max(spec.ids, key=lambda p: base.upto[p])
     upto = {p: base.upto[p] for p in spec.ids} | {node: base.upto[node] - 1}
     with pytest.raises(RunLogError, match=f"{node}'s actions before .* were pruned"):
-        replay_logs(spec, tmp_path, upto)
+        replay_logs(spec, tmp_path, base, upto)
 
 
 def test_a_restore_s_logs_are_based_only_when_every_node_began_with_its_restore(
