@@ -31,7 +31,10 @@ def _resolve(uv: str, platform: str, python: str) -> tuple[str, str, int, str]:
     done = subprocess.run(
         [uv, "pip", "compile", str(ROOT / "pyproject.toml"), "--extra", "course", "--quiet",
          "--python-platform", platform, "--python-version", python,
-         "--only-binary", ":all:", "--no-binary", "pyspark"],
+         "--only-binary", ":all:", "--no-binary", "pyspark",
+         # uv builds pyspark's source (470 MB) once per call and keeps each build in
+         # its cache: 3.7 GB a run that no later run reuses. A temporary cache goes.
+         "--no-cache"],
         capture_output=True, text=True, check=False, timeout=600,
     )  # fmt: skip
     return platform, python, done.returncode, done.stderr[-1500:] or done.stdout[-300:]

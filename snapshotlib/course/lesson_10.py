@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .feedback import Feedback, is_blank, no_answer_yet
+from .scratch import lesson_folder
 from .tables import Table
 
 #: the lesson's cluster: markers held up 0.8 s (still in band, so FIFO holds) so that a
@@ -50,7 +51,7 @@ def start_cluster(**overrides: Any) -> Any:
         )
     from ..live.cluster import LiveCluster
 
-    folder = Path(tempfile.mkdtemp(prefix="lesson10-"))
+    folder = lesson_folder("lesson10-", remove_at_exit=False)
     cluster = LiveCluster(workdir=folder, **{**SETTINGS, **overrides})
     cluster.start()
     # the cluster stays up until the learner stops it (the LiveExplorer's Stop cluster,
