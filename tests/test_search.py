@@ -217,6 +217,43 @@ def test_a_search_stops_at_its_limit_of_states_and_says_so() -> None:
     assert whole.exhaustive and not whole.limited
 
 
+def test_a_state_waiting_to_be_expanded_holds_no_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # what lets a search reach ten times the states in a Binder session's memory: the
+    # runs alive at once are those along one path (each waiting state's run is replayed
+    # when its turn comes) and the few that waiting states may keep, however many wait
+    import gc
+
+    held = 10
+    monkeypatch.setattr(explore, "HELD_RUNS", held)
+    gc.collect()
+    before = sum(type(o) is Simulator and bool(o.__dict__) for o in gc.get_objects())
+
+    rebuild = explore._Search.rebuild
+    calls: list[int] = []
+    waiting: list[int] = []  # states waiting, now and then (counting them is slow)
+    holding: list[int] = []  # of them, those holding a run (the one expanded does)
+    alive: list[int] = []  # runs alive at all
+
+    def counting(self: Any, node: Any) -> Simulator:
+        sim = rebuild(self, node)
+        calls.append(1)
+        if len(calls) % 20 == 0:
+            nodes = [n for level in self.frontier for n, _ in level]
+            waiting.append(len(nodes))
+            holding.append(sum(n.sim is not None for n in nodes))
+            runs = sum(type(o) is Simulator and bool(o.__dict__) for o in gc.get_objects())
+            alive.append(runs - before)
+        return sim
+
+    monkeypatch.setattr(explore._Search, "rebuild", counting)
+    result = search(three(fifo=True), max_states=None)
+    assert result.ok and result.exhaustive
+    depth = result.stats.depth
+    assert max(waiting) > 10 * (depth + 2 + held), waiting
+    assert max(holding) <= held + 1, holding  # and the one expanded
+    assert max(alive) <= depth + 2 + held, alive  # and the path rebuilt, and the start
+
+
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "100"])
 def test_a_limit_of_states_that_is_not_a_whole_number_is_refused(bad: Any) -> None:
     with pytest.raises(ValueError, match="max_states: expected a whole number"):

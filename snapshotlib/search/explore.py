@@ -33,6 +33,15 @@ message a sender may still send is a new action of its receiver, and persistent 
 barely reduce. A reduced search with persistent sets may reach a violation the long way
 round; when it finds one at depth ``d`` it searches again with sleep sets alone up to
 depth ``d - 1``, so the counterexample it returns is a shortest one either way.
+
+**Memory.** A state waiting to be expanded keeps the parts of its key it passes on
+(the algorithm's part as a hash unless ``exact``) and its path, an action and its
+parent's path; not a run, except the first :data:`HELD_RUNS` of them. When its turn
+comes its run is replayed along the path from the runs of the path replayed last, kept
+(:meth:`_Search.rebuild`): a level's states come in the order of their parents, so that
+is mostly one action. A run replayed must
+be the run first made, as :meth:`Simulator.fork` already asks of an algorithm: the same
+calls give the same answers (no randomness, no state shared between runs).
 """
 
 from __future__ import annotations
@@ -63,12 +72,16 @@ from .state import (
 from .system import System
 
 BUILT_IN = ("consistent", "dijkstra", "conservation", "completes")
-#: states a search reaches at most unless told otherwise (``max_states=None``: no limit):
-#: a state waiting to be expanded holds a whole run (the example concurrent-snapshots
-#: peaked at 1.9 GB resident at 100,000 states), so an unbounded search of a big system
-#: would fill the memory of a laptop or a Binder session (about 2 GB) and end the
-#: kernel. At 50,000 that example stays under 1 GB (benchmarks/bench_memory.py)
+#: states a search reaches at most unless told otherwise (``max_states=None``: no limit),
+#: so that a learner who enlarges a system gets an answer in seconds, not a kernel that
+#: fills a Binder session's memory (about 2 GB). A waiting state holds its key's parts
+#: and its path, not a run: the example concurrent-snapshots peaks at about 120 MB
+#: resident at 50,000 states, 200 MB at 100,000, 1.3 GB at 500,000
 MAX_STATES = 50_000
+#: waiting states that may keep their run rather than replay it when their turn comes:
+#: a small search (a lesson's) then replays nothing, a big one holds this many runs
+#: (about 20 kB each) and replays the others
+HELD_RUNS = 2_000
 #: invariants checked when a snapshot completes (its verdict never changes after that)
 AT_COMPLETION = ("consistent", "dijkstra", "conservation")
 
@@ -218,7 +231,10 @@ _NOTHING: frozenset[Any] = frozenset()
 
 
 class _Node:
-    """A state in the search: a run that reaches it, and the parts of its key."""
+    """A state in the search: the parts of its key, and the path that reaches it (its
+    action and its parent's path). Its run (``sim``) is there only while the state is
+    made and checked, and while it is expanded: a state waiting in the frontier holds
+    no run, and :meth:`_Search.rebuild` replays its path when its turn comes."""
 
     __slots__ = (
         "algorithm",
@@ -238,7 +254,7 @@ class _Node:
 
     def __init__(
         self,
-        sim: Simulator,
+        sim: Simulator | None,
         pcs: tuple[int, ...],
         plans: tuple[frozenset[str], ...],
         audit: Audit,
@@ -262,6 +278,12 @@ class _Node:
         self.sleep: frozenset[tuple[Any, ...]] = frozenset()
         #: when counting runs: how many schedules lead here
         self.runs = 1
+
+    @property
+    def run(self) -> Simulator:
+        """The run that reaches this state (made or rebuilt, not yet let go)."""
+        assert self.sim is not None, "a waiting state's run is rebuilt before it is read"
+        return self.sim
 
 
 class _Search:
@@ -340,16 +362,20 @@ class _Search:
             0,
             None,
             tuple(channel_names(start, ch, records) for ch in range(len(start.queues))),
-            algorithm_key(start, records),
+            self.compact(algorithm_key(start, records)),
             audit_key(audit, self.fifo),
             frozenset(),
         )
+        #: the runs along the path last rebuilt, from the start: (path cell, run)
+        self.replayed: list[tuple[Any, Simulator]] = [(None, start)]
+        #: waiting states that kept their run (at most HELD_RUNS)
+        self.held = 0
 
     # -------------------------------------------------------------- moves
     def moves(self, node: _Node) -> list[tuple[int, Action, int]]:
         """(owner process index, action, what it consumes) for every enabled action:
         consumes -1 for a delivery, 0 for a program step, k+1 for plan k."""
-        sim = node.sim
+        sim = node.run
         out: list[tuple[int, Action, int]] = []
         index = self.index
         for d in sim.enabled():
@@ -399,7 +425,7 @@ class _Search:
         """Per process, the processes that may still put a new action in its way: a
         sender that may still send on a channel to it which is empty (on a FIFO
         channel, a message behind the head adds no new action) or non-FIFO."""
-        sim = node.sim
+        sim = node.run
         net = sim.network
         index = self.index
         records = sim.algorithm.records
@@ -461,10 +487,10 @@ class _Search:
         if consumes > 0:
             return ("s", owner, consumes - 1)
         assert isinstance(action, Deliver)
-        ch = node.sim.network.channel_index(action.channel)
+        ch = node.run.network.channel_index(action.channel)
         if action.message is None:
             return ("d", owner, ch)
-        pos = node.sim.queues[ch].index(action.message)
+        pos = node.run.queues[ch].index(action.message)
         return ("d", owner, ch, node.names[ch][pos])
 
     def independent(self, a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
@@ -481,10 +507,8 @@ class _Search:
         """The state after ``move``; None if the action turned out not to be possible
         (the application refused a send); a reason if the run stopped with an error."""
         owner, action, consumes = move
-        parent = node.sim
-        quiet = self.fast and self.unheard(parent, action)
-        sim = parent.clone(share_algorithm=quiet)
-        trace = sim.trace
+        parent = node.run
+        trace = parent.trace
         before, sent_before, events_before = (
             len(trace.actions),
             len(trace.messages),
@@ -492,27 +516,20 @@ class _Search:
         )
         names = list(node.names)
         touched = not self.fast
+        if isinstance(action, Deliver):
+            ch = parent.network.channel_index(action.channel)
+            queue = parent.queues[ch]
+            pos = 0 if action.message is None else queue.index(action.message)
+            if trace.messages[queue[pos]].kind != APP or parent.algorithm.listening[ch]:
+                touched = True
+            names[ch] = names[ch][:pos] + names[ch][pos + 1 :]
         try:
-            if isinstance(action, Deliver):
-                ch = sim.network.channel_index(action.channel)
-                queue = sim.queues[ch]
-                pos = 0 if action.message is None else queue.index(action.message)
-                kind = trace.messages[queue[pos]].kind
-                if kind != APP or parent.algorithm.listening[ch]:
-                    touched = True
-                sim.deliver(ch, pos, action.label)
-                names[ch] = names[ch][:pos] + names[ch][pos + 1 :]
-            elif isinstance(action, Send):
-                sim.send(action.src, sim._out[action.src][action.dst], action.payload, action.label)
-            elif isinstance(action, Internal):
-                sim.internal(action.process, action.label)
-            else:
-                assert isinstance(action, StartSnapshot)
-                sim.start_snapshot(action.process, action.snapshot_id)
+            sim = self.advance(parent, action)
         except ActionError:
             return None
         except Exception as e:  # a handler's error (a learner's class): the run stops
             return f"the run stopped: {type(e).__name__}: {e}"
+        trace = sim.trace
         records = reds(sim)
         messages = trace.messages
         if len(messages) > sent_before:
@@ -553,7 +570,7 @@ class _Search:
                 for sid, rec in records
                 if rec.complete
             )
-        algorithm = algorithm_key(sim, records) if touched else node.algorithm
+        algorithm = self.compact(algorithm_key(sim, records)) if touched else node.algorithm
         return _Node(
             sim,
             pcs,
@@ -567,6 +584,54 @@ class _Search:
             node.audit_key if audit is node.audit else audit_key(audit, self.fifo),
             node.done_key if done is node.done else frozenset(done),
         )
+
+    def compact(self, part: Hashable) -> Hashable:
+        """A part of a state's key as a waiting state keeps it: its 64-bit hash, unless
+        the search is exact (the algorithm's records, held whole by every waiting
+        state, were the largest part of a search's memory)."""
+        return part if self.exact else hash(part)
+
+    def advance(self, parent: Simulator, action: Action) -> Simulator:
+        """A new run: ``parent`` (left as it is) and then ``action``; how :meth:`child`
+        makes a state and :meth:`rebuild` remakes it, the same way each time."""
+        sim = parent.clone(share_algorithm=self.fast and self.unheard(parent, action))
+        if isinstance(action, Deliver):
+            ch = sim.network.channel_index(action.channel)
+            pos = 0 if action.message is None else sim.queues[ch].index(action.message)
+            sim.deliver(ch, pos, action.label)
+        elif isinstance(action, Send):
+            sim.send(action.src, sim._out[action.src][action.dst], action.payload, action.label)
+        elif isinstance(action, Internal):
+            sim.internal(action.process, action.label)
+        else:
+            assert isinstance(action, StartSnapshot)
+            sim.start_snapshot(action.process, action.snapshot_id)
+        return sim
+
+    def rebuild(self, node: _Node) -> Simulator:
+        """``node``'s run, replayed along its path. The runs along the path last rebuilt
+        are kept (:attr:`replayed`), and a level's states come in the order of their
+        parents, so a state's run is mostly its parent's, kept, and one more action."""
+        cells = []
+        cell = node.path
+        while cell is not None:
+            cells.append(cell)
+            cell = cell[1]
+        cells.reverse()
+        replayed = self.replayed
+        shared = 0
+        while (
+            shared < len(cells)
+            and shared + 1 < len(replayed)
+            and replayed[shared + 1][0] is cells[shared]
+        ):
+            shared += 1
+        while len(replayed) > shared + 1:
+            _drop(replayed.pop()[1])
+        for cell in cells[shared:]:
+            replayed.append((cell, self.advance(replayed[-1][1], cell[0])))
+        node.sim = replayed[-1][1]
+        return node.sim
 
     def unheard(self, sim: Simulator, action: Action) -> bool:
         """Whether taking ``action`` in ``sim`` calls nothing of the algorithm (then the
@@ -582,7 +647,7 @@ class _Search:
         return True
 
     def key(self, node: _Node) -> Hashable:
-        sim = node.sim
+        sim = node.run
         return (
             # with persistent sets, the depth keeps the graph acyclic (no action can
             # then be put off forever round a cycle: the "ignoring" problem)
@@ -618,7 +683,7 @@ class _Search:
             for name in self.order:
                 if name in reasons:
                     return name, f"snapshot {sid}: {reasons[name]}", sid
-        sim = node.sim
+        sim = node.run
         if "conservation" in self.builtin and self.conserved:
             now = self.amount_now(sim)
             if now != self.total:
@@ -664,9 +729,11 @@ class _Search:
         finally:
             for level in self.frontier:
                 for node, _ in level:
-                    if node.sim.__dict__:
+                    if node.sim is not None and node.sim.__dict__:
                         _drop(node.sim)
-            self.frontier = []
+            for _, sim in self.replayed:
+                _drop(sim)
+            self.frontier, self.replayed = [], []
             if was_enabled:
                 gc.enable()
 
@@ -680,28 +747,37 @@ class _Search:
         key = self.key(root)
         seen.add(key if exact else hash(key))
         stats.distinct = 1
-        level = [(root, self.moves(root))]
+        root_moves = self.moves(root)
+        # a level holds each state with whether it can move: its moves are found again
+        # when its run is rebuilt (a list of them per waiting state weighs more)
+        level = [(root, bool(root_moves))]
         if self.count_runs:
-            stats.runs = 0 if level[0][1] else 1
-        found = self._check(root, level[0][1], key)
+            stats.runs = 0 if root_moves else 1
+        found = self._check(root, root_moves, key)
         if found is not None:
             stats.seconds = time.perf_counter() - began
             return found, False
         interrupted = False
         try:
             while level:
-                following: list[tuple[_Node, list[tuple[int, Action, int]]]] = []
+                following: list[tuple[_Node, bool]] = []
                 self.frontier = [level, following]  # dropped when the search ends
                 waiting: dict[Hashable, _Node] = {}  # the next level's states (sleep sets)
-                for node, moves in level:
-                    if not moves or (self.max_depth is not None and node.depth >= self.max_depth):
-                        if moves:
+                for node, movable in level:
+                    if not movable or (self.max_depth is not None and node.depth >= self.max_depth):
+                        if movable:
                             stats.at_bound += 1
                         elif stats.runs is not None:
                             stats.runs += node.runs
-                        _drop(node.sim)
                         continue
                     stats.explored += 1
+                    # a run it kept (HELD_RUNS); the start's is self.replayed's first
+                    own = node.sim is not None and node is not root
+                    if own:
+                        self.held -= 1
+                    else:
+                        self.rebuild(node)
+                    moves = self.moves(node)
                     stats.enabled += len(moves)
                     chosen = self.persistent(node, moves) if self.reduction else moves
                     done_here: list[tuple[Any, ...]] = []
@@ -737,7 +813,7 @@ class _Search:
                                 # what either path left awake
                                 other = waiting[fingerprint]
                                 other.sleep = other.sleep & child.sleep
-                            _drop(child.sim)
+                            _drop(child.run)
                             continue
                         seen.add(fingerprint)
                         if self.sleeping or stats.runs is not None:
@@ -753,8 +829,15 @@ class _Search:
                         if found is not None:
                             stats.seconds = time.perf_counter() - began
                             return found, False
-                        following.append((child, child_moves))
-                    _drop(node.sim)
+                        following.append((child, bool(child_moves)))
+                        if self.held < HELD_RUNS:
+                            self.held += 1
+                        else:
+                            _drop(child.run)  # rebuilt when its turn comes
+                            child.sim = None
+                    if own:
+                        _drop(node.run)
+                    node.sim = None  # or self.replayed keeps it while the next states need it
                     if self.progress is not None and stats.explored % 512 == 0:
                         now = time.perf_counter()
                         if now - last_report >= 2.0:
@@ -784,11 +867,11 @@ class _Search:
         if bad is None:
             return None
         # a copy of its own: the search's states may share an algorithm instance
-        return Violation(bad[0], bad[1], _path(node.path), node.sim.clone(), bad[2])
+        return Violation(bad[0], bad[1], _path(node.path), node.run.clone(), bad[2])
 
     def _stopped(self, node: _Node, move: tuple[int, Action, int], reason: str) -> Violation:
         path = (*_path(node.path), move[1])
-        sim = node.sim.clone()
+        sim = node.run.clone()
         return Violation("runs", reason, path, sim)
 
 
@@ -859,7 +942,8 @@ def search(
     ``exact``: remember every state's whole key. By default the search remembers a
     64-bit hash of it instead (hash compaction, as TLC's fingerprints): far less
     memory, at a chance of about n²/2⁶⁵ that two of n states collide and one is not
-    explored (under one in ten million for a million states).
+    explored (under one in ten million for a million states); a waiting state keeps the
+    algorithm's part of its key as such a hash too.
 
     >>> from snapshotlib import Network
     >>> from snapshotlib.algorithms import ChandyLamport

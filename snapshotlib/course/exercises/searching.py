@@ -80,8 +80,8 @@ def search_report(system: System, max_states: int = MAX_STATES) -> dict[str, Any
 def open_failing_run(system: System, max_states: int = MAX_STATES) -> Any:
     """In the notebook: the shortest run of ``system`` that breaks an invariant, opened
     in the explorer, rewound; a line saying so when none does, or when the search
-    stopped at ``max_states`` (as the tests' searches do: a state waiting to be expanded
-    holds a whole run, and a notebook's memory is small)."""
+    stopped at ``max_states`` (as the tests' searches do: a learner's class whose runs
+    never end would otherwise keep the notebook busy for good)."""
     from ...widgets import Explorer
 
     result = search(system, max_states=max_states)
