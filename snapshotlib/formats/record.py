@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..actions import Internal, Send, StartSnapshot
+from ..actions import Action, Internal, Send, StartSnapshot
 from ..apps import APPLICATIONS
 from ..simulator import Simulator
 from .scenario import ScenarioError
@@ -46,25 +46,11 @@ def recorded_scenario(sim: Simulator, name: str = "recorded") -> dict[str, Any]:
             f"cannot record a run under {sim.algorithm.name!r} as a scenario "
             f"(recordable: {', '.join(_PLAIN_ALGORITHMS)})"
         )
-    net, trace = sim.network, sim.trace
-    steps: list[dict[str, Any]] = []
-    for number, a in enumerate(trace.actions):
-        action = sim.action(number)
-        if isinstance(action, StartSnapshot):
-            steps.append({"do": "snapshot", "at": action.process, "id": action.snapshot_id})
-            continue
-        if isinstance(action, Internal):
-            step: dict[str, Any] = {"do": "internal", "at": action.process}
-        elif isinstance(action, Send):
-            step = {"do": "send", "from": action.src, "to": action.dst, "payload": action.payload}
-        else:
-            channel = action.channel
-            step = {"do": "deliver", "from": channel.src, "to": channel.dst}
-            if not net.fifo:
-                step.update(_pick(sim, a.message, number))
-        if a.label is not None:
-            step["label"] = a.label
-        steps.append(step)
+    net = sim.network
+    steps = [
+        action_step(sim.action(number), sim, a.message, number, name_fifo=False)
+        for number, a in enumerate(sim.trace.actions)
+    ]
     data: dict[str, Any] = {
         "name": name,
         "processes": list(net.processes),
@@ -78,20 +64,64 @@ def recorded_scenario(sim: Simulator, name: str = "recorded") -> dict[str, Any]:
     return data
 
 
-def _pick(sim: Simulator, message: int, number: int) -> dict[str, str]:
-    """How a deliver step names ``message`` on a non-FIFO channel."""
+def action_step(
+    action: Action,
+    sim: Simulator,
+    message: int | None = None,
+    number: int | None = None,
+    *,
+    name_fifo: bool = True,
+) -> dict[str, Any]:
+    """The scenario step that takes ``action`` in ``sim``: the one way a run's actions
+    are written as steps (a recorded run, a search's counterexample).
+
+    A delivery names what it takes: ``message``, an id in ``sim``'s trace, or else what
+    ``action`` takes there now (the head of a FIFO channel). A marker is named by its
+    snapshot id; a message by its label, which on a non-FIFO channel must tell it apart
+    from the others on it (:class:`ScenarioError` if not; ``number``, the action's place
+    in the run, goes in that message). On a FIFO channel, unless ``name_fifo`` is false
+    (a recorded run's steps stay short), the label or marker is said when there is one,
+    so the step reads as what it does; replaying takes the head anyway.
+    """
+    if isinstance(action, StartSnapshot):
+        return {"do": "snapshot", "at": action.process, "id": action.snapshot_id}
+    if isinstance(action, Internal):
+        step: dict[str, Any] = {"do": "internal", "at": action.process}
+    elif isinstance(action, Send):
+        step = {"do": "send", "from": action.src, "to": action.dst}
+        if action.payload is not None:
+            step["payload"] = action.payload
+    else:
+        channel = action.channel
+        step = {"do": "deliver", "from": channel.src, "to": channel.dst}
+        if name_fifo or not sim.network.fifo:
+            if message is None:
+                message = action.message
+            if message is None:
+                message = sim.queued(sim.network.channel_index(channel))[0]
+            step.update(_named(sim, message, number))
+    if action.label is not None:
+        step["label"] = action.label
+    return step
+
+
+def _named(sim: Simulator, message: int, number: int | None) -> dict[str, str]:
+    """How a deliver step names ``message``."""
     trace = sim.trace
     rec = trace.messages[message]
     if rec.kind != "app":
         return {"marker": str(rec.tag)}
+    if sim.network.fifo:
+        return {} if rec.label is None else {"msg": rec.label}
     twins = sum(
         1 for other in trace.messages
         if other.channel == rec.channel and other.kind == "app" and other.label == rec.label
     )  # fmt: skip
     if rec.label is None or twins > 1:
+        where = f"action {number}: " if number is not None else ""
         raise ScenarioError(
-            f"action {number}: message #{message} on a non-FIFO channel has no label of its "
-            "own, so a scenario cannot say which message was delivered (label every send)"
+            f"{where}message #{message} on a non-FIFO channel has no label of its own, so "
+            "a scenario cannot say which message was delivered (label every send)"
         )
     return {"msg": rec.label}
 

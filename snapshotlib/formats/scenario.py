@@ -43,7 +43,7 @@ Every error names the file, the step and what was expected (:class:`ScenarioErro
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -351,6 +351,33 @@ def step_action(step: Action, sim: Simulator) -> Action:
     return step.resolve(sim) if isinstance(step, _DeliverByName) else step
 
 
+def play_steps(
+    sim: Simulator,
+    steps: Iterable[Action | RunStep],
+    where: str,
+    written: list[dict[str, Any]] | None = None,
+) -> Simulator:
+    """Take ``steps`` on ``sim`` in order: the one way scenario steps are played onto a
+    run (a scenario, a search's prefix and counterexample). A step that cannot be taken
+    is a :class:`ScenarioError` saying ``"{where} {number}: why"``. With ``written``,
+    each step taken is appended to it as a scenario step naming what it took
+    (:func:`~snapshotlib.formats.record.action_step`)."""
+    if written is not None:
+        from .record import action_step
+    for number, step in enumerate(steps, start=1):
+        try:
+            if isinstance(step, RunStep):
+                sim.run(make_scheduler(step.scheduler, step.seed))
+                continue
+            action = step_action(step, sim)
+            if written is not None:
+                written.append(action_step(action, sim))
+            sim.step(action)
+        except ActionError as e:
+            raise ScenarioError(f"{where} {number}: {e}") from None
+    return sim
+
+
 def run_scenario(
     scenario: Scenario,
     until: int | None = None,
@@ -360,13 +387,6 @@ def run_scenario(
     ``algorithm`` if given (the same application actions in the same order; markers are
     still picked by snapshot id), else under the scenario's own."""
     sim = scenario.simulator(algorithm)
-    for number, step in enumerate(scenario.steps[:until], start=1):
-        try:
-            if isinstance(step, RunStep):
-                sim.run(make_scheduler(step.scheduler, step.seed))
-            else:
-                sim.step(step_action(step, sim))
-        except ActionError as e:
-            raise ScenarioError(f"{scenario.source}: step {number}: {e}") from None
+    play_steps(sim, scenario.steps[:until], f"{scenario.source}: step")
     sim.algorithm.finish()
     return sim

@@ -8,10 +8,10 @@ from typing import Any
 
 from ..actions import Action
 from ..apps import make_app
-from ..formats.scenario import step_action
+from ..formats.scenario import play_steps
 from ..simulator import Simulator
 from .explore import Violation
-from .system import System, as_step
+from .system import System
 
 #: algorithms a scenario file can name (see :mod:`snapshotlib.formats.scenario`)
 _SCENARIO_ALGORITHMS = ("chandy-lamport", "lai-yang")
@@ -21,11 +21,8 @@ def replay(system: System, path: tuple[Action, ...]) -> tuple[Simulator, list[di
     """Take ``path`` after the system's prefix on a new run; the run, and every step
     (prefix and path) as a scenario step."""
     sim = Simulator(system.network, system.app, system.initial, system.algorithm)
-    steps = []
-    for action in (*system.prefix, *path):
-        resolved = step_action(action, sim)
-        steps.append(as_step(resolved, sim))
-        sim.step(resolved)
+    steps: list[dict[str, Any]] = []
+    play_steps(sim, (*system.prefix, *path), f"{system.name}: counterexample step", steps)
     sim.algorithm.finish()
     return sim, steps
 

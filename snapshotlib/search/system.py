@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..actions import Action, Deliver, Internal, Send, StartSnapshot
+from ..actions import Action, Deliver, Send, StartSnapshot
 from ..algorithms.base import SnapshotAlgorithm
 from ..apps import Application, make_app
 from ..formats.scenario import (
@@ -42,11 +42,11 @@ from ..formats.scenario import (
     Scenario,
     ScenarioError,
     parse_step,
+    play_steps,
     reject_unknown_fields,
-    step_action,
 )
 from ..model import Network
-from ..simulator import ActionError, Simulator
+from ..simulator import Simulator
 
 AlgorithmFactory = Callable[[], SnapshotAlgorithm]
 
@@ -102,12 +102,7 @@ class System:
     def start(self) -> Simulator:
         """A simulator after the prefix: where the search starts."""
         sim = Simulator(self.network, self.app, self.initial, self.algorithm)
-        for number, action in enumerate(self.prefix, start=1):
-            try:
-                sim.step(step_action(action, sim))
-            except ActionError as e:
-                raise ScenarioError(f"{self.name}: prefix step {number}: {e}") from None
-        return sim
+        return play_steps(sim, self.prefix, f"{self.name}: prefix step")
 
     def describe(self) -> str:
         """One line: processes, channels, what they do."""
@@ -256,44 +251,3 @@ def _plans(
     if len(set(ids)) != len(ids):
         raise ScenarioError(f"{source}: field 'search.snapshots' lists an id twice")
     return tuple(plans)
-
-
-def as_step(action: Action, sim: Simulator) -> dict[str, Any]:
-    """A scenario step taking ``action`` in ``sim`` (before it is taken): a delivery
-    names its message by label or its marker by snapshot id."""
-    if isinstance(action, Deliver):
-        step: dict[str, Any] = {
-            "do": "deliver",
-            "from": action.channel.src,
-            "to": action.channel.dst,
-        }
-        # name what is taken, on FIFO channels too: the step then says what it does
-        mid = action.message
-        if mid is None:
-            mid = sim.queued(sim.network.channel_index(action.channel))[0]
-        msg = sim.trace.messages[mid]
-        if msg.kind != "app":
-            step["marker"] = msg.tag
-        elif msg.label is not None:
-            step["msg"] = msg.label
-        elif not sim.network.fifo:
-            raise ValueError(
-                f"message {mid} on {action.channel} has no label, so a scenario cannot "
-                "name it on a non-FIFO channel (give the program's sends labels)"
-            )
-        if action.label is not None:
-            step["label"] = action.label
-        return step
-    if isinstance(action, Send):
-        step = {"do": "send", "from": action.src, "to": action.dst}
-        if action.payload is not None:
-            step["payload"] = action.payload
-        if action.label is not None:
-            step["label"] = action.label
-        return step
-    if isinstance(action, Internal):
-        step = {"do": "internal", "at": action.process}
-        if action.label is not None:
-            step["label"] = action.label
-        return step
-    return {"do": "snapshot", "at": action.process, "id": action.snapshot_id}
