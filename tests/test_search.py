@@ -254,6 +254,40 @@ def test_a_state_waiting_to_be_expanded_holds_no_run(monkeypatch: pytest.MonkeyP
     assert max(alive) <= depth + 2 + held, alive  # and the path rebuilt, and the start
 
 
+@pytest.mark.parametrize(
+    "how",
+    [
+        {"fifo": True},
+        {"fifo": False},  # a violation, found after replays
+        {"fifo": True, "count_runs": True},
+        {"fifo": False, "reduction": False, "collect": True},
+        {"fifo": True, "depth": 6},
+    ],
+)
+def test_replaying_every_waiting_state_finds_what_keeping_their_runs_finds(
+    how: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    how = dict(how)
+    system = three(fifo=how.pop("fifo"))
+    if "depth" in how:
+        system = System(**{**system.__dict__, "depth": how.pop("depth")})
+
+    def outcome() -> tuple[Any, ...]:
+        r = search(system, max_states=None, **how)
+        v = r.violation
+        return (r.stats.__dict__ | {"seconds": 0}, r.quiescent, v and (v.invariant, v.path))
+
+    kept = outcome()
+    monkeypatch.setattr(explore, "HELD_RUNS", 0)
+    assert outcome() == kept
+
+
+def test_every_run_a_waiting_state_kept_is_given_back() -> None:
+    s = explore._Search(three(fifo=True, sends=2), explore.BUILT_IN, True, None, False, None)
+    s.run()
+    assert s.held == 0 and s.stats.distinct > explore.HELD_RUNS
+
+
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "100"])
 def test_a_limit_of_states_that_is_not_a_whole_number_is_refused(bad: Any) -> None:
     with pytest.raises(ValueError, match="max_states: expected a whole number"):

@@ -113,10 +113,15 @@ def _named(sim: Simulator, message: int, number: int | None) -> dict[str, str]:
         return {"marker": str(rec.tag)}
     if sim.network.fifo:
         return {} if rec.label is None else {"msg": rec.label}
-    twins = sum(
-        1 for other in trace.messages
-        if other.channel == rec.channel and other.kind == "app" and other.label == rec.label
-    )  # fmt: skip
+    queued = sim.queued(rec.channel)
+    if message in queued:  # about to be delivered: the first in flight with its label?
+        same = [m for m in queued if trace.messages[m].label == rec.label]
+        twins = 1 if same[0] == message else 2
+    else:  # delivered already: no other message on its channel may have its label
+        twins = sum(
+            1 for other in trace.messages
+            if other.channel == rec.channel and other.kind == "app" and other.label == rec.label
+        )  # fmt: skip
     if rec.label is None or twins > 1:
         where = f"action {number}: " if number is not None else ""
         raise ScenarioError(

@@ -50,7 +50,7 @@ def add_search_command(sub: Any) -> None:
         default=MAX_STATES,
         metavar="N",
         help=f"stop after N distinct states (default {MAX_STATES:,}; 0: no limit); "
-        "100,000 states take about 200 MB",
+        "100,000 states take about 250 MB",
     )
     p.add_argument(
         "--no-reduction",
@@ -144,9 +144,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     )
     written = None
     if result.violation is not None and args.out:
-        data = counterexample_scenario(result.violation, system)
-        Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        written = args.out
+        try:
+            data = counterexample_scenario(result.violation, system)
+        except ScenarioError as e:
+            print(f"snapshotlib: not written to {args.out}: {e}", file=sys.stderr)
+        else:
+            Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            written = args.out
     if args.json:
         print(json.dumps(result_document(result), indent=1))
     else:
@@ -183,15 +187,18 @@ def result_document(result: SearchResult) -> dict[str, Any]:
     }
     v = result.violation
     if v is not None:
-        scenario = counterexample_scenario(v, result.system)
         doc["violation"] = {
             "invariant": v.invariant,
             "reason": v.reason,
             "snapshot": v.snapshot_id,
             "length": v.depth,
             "shortest": result.shortest_confirmed,
-            "steps": scenario["steps"],
         }
+        try:
+            doc["violation"]["steps"] = counterexample_scenario(v, result.system)["steps"]
+        except ScenarioError as e:
+            doc["violation"]["steps"] = None
+            doc["violation"]["steps_error"] = str(e)
     return doc
 
 
@@ -200,7 +207,10 @@ def steps_text(result: SearchResult) -> list[str]:
     v = result.violation
     if v is None:
         return []
-    steps = counterexample_scenario(v, result.system)["steps"]
+    try:
+        steps = counterexample_scenario(v, result.system)["steps"]
+    except ScenarioError as e:
+        return [f"  (its steps cannot be written as a scenario: {e})"]
     control = v.sim.algorithm.control_kind
     return [f"{k:3}. {describe_step(step, control)}" for k, step in enumerate(steps, start=1)]
 

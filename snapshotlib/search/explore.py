@@ -36,12 +36,12 @@ depth ``d - 1``, so the counterexample it returns is a shortest one either way.
 
 **Memory.** A state waiting to be expanded keeps the parts of its key it passes on
 (the algorithm's part as a hash unless ``exact``) and its path, an action and its
-parent's path; not a run, except the first :data:`HELD_RUNS` of them. When its turn
-comes its run is replayed along the path from the runs of the path replayed last, kept
-(:meth:`_Search.rebuild`): a level's states come in the order of their parents, so that
-is mostly one action. A run replayed must
-be the run first made, as :meth:`Simulator.fork` already asks of an algorithm: the same
-calls give the same answers (no randomness, no state shared between runs).
+parent's path; not a run, unless fewer than :data:`HELD_RUNS` waiting states hold one.
+When its turn comes its run is replayed along the path from the runs of the path
+replayed last, kept (:meth:`_Search.rebuild`): a level's states come in the order of
+their parents, so that is mostly one action. A run replayed must be the run first
+made, as :meth:`Simulator.fork` already asks of an algorithm: the same calls give the
+same answers (no randomness, no state shared between runs).
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ BUILT_IN = ("consistent", "dijkstra", "conservation", "completes")
 #: states a search reaches at most unless told otherwise (``max_states=None``: no limit),
 #: so that a learner who enlarges a system gets an answer in seconds, not a kernel that
 #: fills a Binder session's memory (about 2 GB). A waiting state holds its key's parts
-#: and its path, not a run: the example concurrent-snapshots peaks at about 120 MB
-#: resident at 50,000 states, 200 MB at 100,000, 1.3 GB at 500,000
+#: and its path, not a run (but for HELD_RUNS of them): the example concurrent-snapshots
+#: peaks at about 160 MB resident at 50,000 states, 240 MB at 100,000
 MAX_STATES = 50_000
 #: waiting states that may keep their run rather than replay it when their turn comes:
 #: a small search (a lesson's) then replays nothing, a big one holds this many runs
@@ -232,9 +232,10 @@ _NOTHING: frozenset[Any] = frozenset()
 
 class _Node:
     """A state in the search: the parts of its key, and the path that reaches it (its
-    action and its parent's path). Its run (``sim``) is there only while the state is
-    made and checked, and while it is expanded: a state waiting in the frontier holds
-    no run, and :meth:`_Search.rebuild` replays its path when its turn comes."""
+    action and its parent's path). Its run (``sim``) is there while the state is made
+    and checked, and while it is expanded; a state waiting in the frontier holds one only
+    while fewer than :data:`HELD_RUNS` do, else :meth:`_Search.rebuild` replays its path
+    when its turn comes."""
 
     __slots__ = (
         "algorithm",
@@ -769,6 +770,10 @@ class _Search:
                             stats.at_bound += 1
                         elif stats.runs is not None:
                             stats.runs += node.runs
+                        if node.sim is not None and node is not root:  # a run it kept
+                            _drop(node.sim)
+                            node.sim = None
+                            self.held -= 1
                         continue
                     stats.explored += 1
                     # a run it kept (HELD_RUNS); the start's is self.replayed's first
