@@ -563,9 +563,9 @@ class Simulator:
     # --------------------------------------------------------------- results
     def _record(self, snapshot_id: str) -> SnapshotRecord:
         try:
-            return self.algorithm.records[snapshot_id]
+            return self.algorithm.snapshot_records()[snapshot_id]
         except KeyError:
-            known = ", ".join(self.algorithm.records) or "none"
+            known = ", ".join(self.algorithm.snapshot_records()) or "none"
             raise KeyError(f"no snapshot {snapshot_id!r} (started: {known})") from None
 
     def snapshot(self, snapshot_id: str) -> GlobalSnapshot:
@@ -584,11 +584,11 @@ class Simulator:
 
     def snapshot_ids(self) -> list[str]:
         """The ids of the snapshots started so far, in the order they were started."""
-        return list(self.algorithm.records)
+        return list(self.algorithm.snapshot_records())
 
     def snapshots(self) -> dict[str, GlobalSnapshot]:
         """Every snapshot started so far, by id, in the order they were started."""
-        return {sid: assemble(rec, self) for sid, rec in self.algorithm.records.items()}
+        return {sid: assemble(rec, self) for sid, rec in self.algorithm.snapshot_records().items()}
 
     def __repr__(self) -> str:
         return (

@@ -40,10 +40,12 @@ and in no channel's, so a restore loses them; they are listed in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
 
 from ..trace import APP, BarrierOvertook, InputBlocked, InputUnblocked, RecordCrossed
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+from .state import MESSAGES, PLAIN, RECORDING
 
 if TYPE_CHECKING:
     from ..model import Network
@@ -101,6 +103,14 @@ class BarrierSnapshot(SnapshotAlgorithm):
     #: with cycles). Without it the back edge is recorded empty and those records, with
     #: the ones still on it when its writer snapshots, are listed in :attr:`dropped`.
     logs_back_edges = True
+    state_fields: ClassVar[Mapping[str, str]] = {
+        "back": PLAIN,
+        "regular": PLAIN,
+        "arrived": PLAIN,
+        "_logging": RECORDING,
+        "crossed": MESSAGES,
+        "dropped": MESSAGES,
+    }
 
     def bind(self, host: Host) -> None:
         super().bind(host)
@@ -250,6 +260,7 @@ class UnalignedBarriers(BarrierSnapshot):
     data, which is recorded; nothing is blocked."""
 
     name = "unaligned"
+    state_fields: ClassVar[Mapping[str, str]] = {"overtaken": MESSAGES}
 
     def bind(self, host: Host) -> None:
         super().bind(host)

@@ -17,9 +17,10 @@ records its state is where it turns from white to red in Dijkstra's colouring
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from ..trace import (
     MARKER,
@@ -30,6 +31,7 @@ from ..trace import (
     SnapshotDiscarded,
     StateRecorded,
 )
+from .state import MessageNames, fields_key
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -112,6 +114,11 @@ class SnapshotAlgorithm:
     #: different processes commute, and exhaustive search may skip reorderings of them
     #: (:mod:`snapshotlib.search.explore`). Off unless an algorithm says so.
     local_actions = False
+    #: The attributes :meth:`bind` sets that hold a run's state, each with what it holds
+    #: (:mod:`snapshotlib.algorithms.state`: ``PLAIN``, ``RECORDING``,
+    #: ``CHANNEL_MESSAGES``, ``MESSAGES``, ``RECORD``), for :meth:`state_key`. A subclass's
+    #: declaration adds to its bases'. Undeclared attributes are keyed safely too.
+    state_fields: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self) -> None:
         self.records: dict[str, SnapshotRecord] = {}
@@ -158,6 +165,25 @@ class SnapshotAlgorithm:
         clone = copy.deepcopy(self, memo)
         clone._host = host
         return clone
+
+    def state_key(self, names: MessageNames) -> Hashable:
+        """This run's algorithm state beyond its records, hashable: equal for two runs
+        (with the same records) only if the algorithm will do the same in both from now
+        on. Messages are named by ``names``, never by their ids. Exhaustive search keys
+        its states by it. The default reads every attribute, as :attr:`state_fields`
+        declares or safely when undeclared (:func:`~.state.fields_key`)."""
+        return fields_key(self, names)
+
+    def key_follows_events(self) -> bool:
+        """Whether :meth:`state_key` can change only in a call that writes a trace event
+        or in :meth:`on_app_receive` on a channel it listens to: exhaustive search then
+        keeps the key of a step that did neither. Off unless a class says so."""
+        return False
+
+    def snapshot_records(self) -> Mapping[str, SnapshotRecord]:
+        """The snapshots started so far, by id, in the order they were started
+        (read-only: only the algorithm writes its records)."""
+        return MappingProxyType(self.records)
 
     @property
     def bound(self) -> bool:

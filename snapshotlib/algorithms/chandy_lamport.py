@@ -16,10 +16,11 @@ the snapshot is complete when every process's part is.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..trace import MARKER
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+from .state import PLAIN, RECORDING
 
 if TYPE_CHECKING:
     from .host import Host
@@ -31,6 +32,15 @@ class ChandyLamport(SnapshotAlgorithm):
     name = "chandy-lamport"
     control_kind = MARKER
     local_actions = True
+    state_fields: ClassVar[Mapping[str, str]] = {
+        "_recording": RECORDING,
+        "_discarded": PLAIN,
+        "_abandoned": PLAIN,
+    }
+
+    def key_follows_events(self) -> bool:
+        # a subclass may change its state in calls that leave no trace
+        return type(self) is ChandyLamport
 
     def bind(self, host: Host) -> None:
         super().bind(host)

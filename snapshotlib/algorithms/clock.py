@@ -15,9 +15,10 @@ The local clock of process ``p`` after ``t`` actions of the whole system is
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .base import SnapshotAlgorithm, SnapshotError
+from .state import PLAIN, RECORD
 
 if TYPE_CHECKING:
     from .host import Host
@@ -29,6 +30,13 @@ class ClockSnapshot(SnapshotAlgorithm):
     name = "clock"
     control_kind = "none"
     watches_actions = True
+    state_fields: ClassVar[Mapping[str, str]] = {
+        "at": PLAIN,
+        "rate": PLAIN,
+        "offset": PLAIN,
+        "snapshot_id": PLAIN,
+        "_rec": RECORD,
+    }
 
     def __init__(
         self,

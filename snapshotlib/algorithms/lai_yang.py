@@ -40,10 +40,12 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
 
 from ..trace import MARKER
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+from .state import CHANNEL_MESSAGES, PLAIN
 
 if TYPE_CHECKING:
     from .host import Host
@@ -55,6 +57,16 @@ class LaiYang(SnapshotAlgorithm):
     name = "lai-yang"
     control_kind = MARKER
     local_actions = True
+    state_fields: ClassVar[Mapping[str, str]] = {
+        "_src": PLAIN,
+        "_dst": PLAIN,
+        "_arrived": CHANNEL_MESSAGES,
+        "_expected": PLAIN,
+    }
+
+    def key_follows_events(self) -> bool:
+        # a subclass may change its state in calls that leave no trace
+        return type(self) is LaiYang
 
     def bind(self, host: Host) -> None:
         super().bind(host)

@@ -50,12 +50,14 @@ finitely many rounds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..trace import APP, PartDone, SnapshotComplete
 from .barriers import back_edges
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+from .state import PLAIN
 
 if TYPE_CHECKING:
     from .host import Host
@@ -80,6 +82,12 @@ class StopTheWorld(SnapshotAlgorithm):
 
     name = "stop-the-world"
     control_kind = "drain"
+    state_fields: ClassVar[Mapping[str, str]] = {
+        "regular": PLAIN,
+        "draining": PLAIN,
+        "holding": PLAIN,
+        "waves": PLAIN,
+    }
 
     def bind(self, host: Host) -> None:
         super().bind(host)

@@ -48,11 +48,12 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from ..algorithms.base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
+from ..algorithms.state import PLAIN
 from ..trace import APP, INTERNAL, RECEIVE, PartDone, SnapshotComplete
 from .app import DataflowApp, Record
 from .graph import Dataflow
@@ -184,6 +185,12 @@ class ForkSnapshot(SnapshotAlgorithm):
     control_kind = "fork"
     watches_actions = True  # the write-out is timed in the parent's steps
     model: ClassVar[CowModel] = CowModel()
+    state_fields: ClassVar[Mapping[str, str]] = {
+        "app": PLAIN,
+        "writing": PLAIN,
+        "image_bytes": PLAIN,
+        "written_at": PLAIN,
+    }
 
     @classmethod
     def with_model(cls, model: CowModel) -> type[ForkSnapshot]:

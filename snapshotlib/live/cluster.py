@@ -487,7 +487,9 @@ class LiveCluster:
                     raise LiveClusterError(
                         f"{snapshot_id}: its run cannot be replayed: {e}"
                     ) from None
-        if snapshot_id not in sim.algorithm.records:  # begun before a base moved meanwhile
+        if (
+            snapshot_id not in sim.algorithm.snapshot_records()
+        ):  # begun before a base moved meanwhile
             raise pruned
         check = check_live_snapshot(spec, parts, sim, snapshot_id)
         return check if base is None else dataclasses.replace(check, from_base=True)

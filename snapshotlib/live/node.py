@@ -294,7 +294,9 @@ class Node:
         """Start ``snapshot_id`` here; the reason when it cannot be started, else ``""``."""
         if self.awaiting_restore:
             return f"{self.me} restarted after a crash and holds no state: restore it first"
-        if snapshot_id in self.host.algorithm.records or self.algorithm.discarded(snapshot_id):
+        if snapshot_id in self.host.algorithm.snapshot_records() or self.algorithm.discarded(
+            snapshot_id
+        ):
             return f"{self.me} already took part in {snapshot_id}"
         try:
             parse_storage_uri(target.storage_uri)
@@ -558,7 +560,7 @@ class Node:
         """Forget the messages no snapshot open here recorded, now and then."""
         if len(self.host.messages) < self._forget_at:
             return
-        records = self.algorithm.records
+        records = self.algorithm.snapshot_records()
         keep = [
             m
             for sid in self._open_since
@@ -598,7 +600,7 @@ class Node:
     def part(self, snapshot_id: str, done_at: int) -> dict[str, Any]:
         """This node's part of ``snapshot_id``, done in action ``done_at`` (the clock is
         the one after it): recorded balance and channel states."""
-        rec = self.host.algorithm.records[snapshot_id]
+        rec = self.host.algorithm.snapshot_records()[snapshot_id]
         messages = self.host.messages
         return {
             "snapshot_id": snapshot_id,

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
+from ..algorithms.state import freeze
 from ..formats.scenario import Scenario, parse_scenario
 from ..simulator import ActionError, Simulator
 from ..trace import APP
@@ -63,8 +64,6 @@ from .state import (
     audit_key,
     channel_names,
     content,
-    fast_key,
-    freeze,
     reds,
     update_audit,
     verdict_at_completion,
@@ -352,7 +351,7 @@ class _Search:
             self.total = self.amount_now(start)
         records = reds(start)
         audit = update_audit({}, start, records, 0, frozenset())
-        self.fast = fast_key(start.algorithm)
+        self.fast = start.algorithm.key_follows_events()
         self.fifo = system.network.fifo
         self.root = _Node(
             start,
@@ -385,7 +384,7 @@ class _Search:
             pc = node.pcs[i]
             if pc < len(prog) and self.procs[i] not in sim.paused:
                 out.append((i, prog[pc], 0))
-        records = sim.algorithm.records
+        records = sim.algorithm.snapshot_records()
         for k, plan in enumerate(self.plans):
             started = node.plans[k]
             if plan.initiators == "one" and started:
@@ -429,7 +428,7 @@ class _Search:
         sim = node.run
         net = sim.network
         index = self.index
-        records = sim.algorithm.records
+        records = sim.algorithm.snapshot_records()
         # snapshots that are or may still be taken: every process that has not
         # recorded one of them will, and sends its control messages then
         ids = set(records)

@@ -22,12 +22,11 @@ what lets the search expand each state once.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from ..algorithms.base import SnapshotAlgorithm, SnapshotRecord
-from ..algorithms.chandy_lamport import ChandyLamport
-from ..algorithms.lai_yang import LaiYang
+from ..algorithms.base import SnapshotRecord
+from ..algorithms.state import freeze
 from ..simulator import Simulator
 from ..trace import APP, RECEIVE, MessageRecord
 
@@ -39,43 +38,9 @@ Content = tuple[Any, ...]
 Audit = Mapping[str, tuple[Content | None, Mapping[int, tuple[Content, ...]]]]
 
 
-def freeze(value: Any, _depth: int = 0) -> Hashable:
-    """A hashable stand-in for ``value`` that is equal exactly when the values are (lists
-    become tuples, dicts and sets frozen); an object it cannot read becomes itself
-    (compared by identity: never merged with another state, which is safe)."""
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return value
-    if _depth > 20:
-        return _Opaque(value)
-    d = _depth + 1
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, *(freeze(v, d) for v in value))
-    if isinstance(value, dict):
-        return ("dict", frozenset((freeze(k, d), freeze(v, d)) for k, v in value.items()))
-    if isinstance(value, (set, frozenset)):
-        return ("set", frozenset(freeze(v, d) for v in value))
-    try:
-        hash(value)
-    except TypeError:
-        fields = getattr(value, "__dict__", None)
-        if fields is None:
-            return _Opaque(value)
-        return (type(value).__qualname__, freeze(fields, d))
-    return value  # type: ignore[no-any-return]
-
-
-class _Opaque:
-    """Something :func:`freeze` cannot read: equal only to itself."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
 def reds(sim: Simulator) -> list[tuple[str, SnapshotRecord]]:
     """The run's snapshot records, by id."""
-    return sorted(sim.algorithm.records.items())
+    return sorted(sim.algorithm.snapshot_records().items())
 
 
 def content(msg: MessageRecord, src: str, records: list[tuple[str, SnapshotRecord]]) -> Content:
@@ -127,85 +92,36 @@ def _record_key(
 
 
 def algorithm_key(sim: Simulator, records: list[tuple[str, SnapshotRecord]]) -> Hashable:
-    """The algorithm's state, its messages named by content.
-
-    Chandy–Lamport's state is its records and which channels record which snapshot;
-    Lai–Yang's its records, the messages each channel delivered and the counts its
-    markers carried. For any other algorithm, the attributes the engine's base classes
-    and the exercises' skeletons use are read by meaning (which channels record which
-    snapshot; messages by content); any other attribute is read as it is, and as it may
-    hold message ids, the key then also holds every message the run sent, in id order,
-    which keeps such ids meaningful (fewer states merge; none wrongly).
-    """
-    algorithm = sim.algorithm
+    """The algorithm's state: its records, and what its
+    :meth:`~snapshotlib.algorithms.base.SnapshotAlgorithm.state_key` says of the rest,
+    messages named by content (:class:`Names`)."""
     recs = tuple(_record_key(rec, sim, records) for _, rec in records)
-    if type(algorithm) is ChandyLamport:
-        recording = frozenset(
-            (ch, sid) for ch, rec in enumerate(algorithm._recording) for sid in rec
+    return (recs, sim.algorithm.state_key(Names(sim, records)))
+
+
+class Names:
+    """A run's messages named by what they are (see
+    :class:`~snapshotlib.algorithms.state.MessageNames`): by :func:`content`, with the
+    colours of ``records``."""
+
+    __slots__ = ("records", "sim")
+
+    def __init__(self, sim: Simulator, records: list[tuple[str, SnapshotRecord]]) -> None:
+        self.sim = sim
+        self.records = records
+
+    def message(self, message: int) -> Hashable:
+        msg = self.sim.trace.messages[message]
+        src = self.sim.network.channels[msg.channel].src
+        return (msg.channel, content(msg, src, self.records))
+
+    def channel(self, channel: int, messages: Sequence[int]) -> Hashable:
+        return _messages_key(self.sim, channel, list(messages), self.records)
+
+    def every_message(self) -> Hashable:
+        return tuple(
+            (m.kind, m.label, freeze(m.payload), m.tag, m.channel) for m in self.sim.trace.messages
         )
-        return (recs, recording, frozenset(algorithm._discarded), frozenset(algorithm._abandoned))
-    if type(algorithm) is LaiYang:
-        arrived = tuple(
-            _messages_key(sim, ch, ids, records) for ch, ids in enumerate(algorithm._arrived)
-        )
-        expected = frozenset(
-            (sid, frozenset(counts.items())) for sid, counts in algorithm._expected.items()
-        )
-        return (recs, arrived, expected)
-    known: list[Hashable] = []
-    unknown: dict[str, Any] = {}
-    for name, value in vars(algorithm).items():
-        if name in ("_host", "records", "listening"):
-            continue
-        if name in _RECORDING_LISTS and _is_recording_list(value):
-            # per channel, snapshot id -> the record's list for that channel: which
-            # channels record which snapshot (the lists are the records' own)
-            known.append((name, frozenset((ch, sid) for ch, d in enumerate(value) for sid in d)))
-        elif name in _ID_LISTS and isinstance(value, dict):
-            known.append(
-                (name, frozenset((sid, _named(sim, ids, records)) for sid, ids in value.items()))
-            )
-        elif name in _NO_IDS:
-            known.append((name, freeze(value)))
-        else:
-            unknown[name] = value
-    if not unknown:
-        return (recs, tuple(known))
-    table = tuple(
-        (m.kind, m.label, freeze(m.payload), m.tag, m.channel) for m in sim.trace.messages
-    )
-    return (recs, tuple(known), freeze(unknown), table)
-
-
-#: attributes read by meaning, whatever the class (the engine's base classes and the
-#: exercises' skeletons use these names): per channel, snapshot id -> a record's list
-_RECORDING_LISTS = frozenset({"_recording", "recording", "_logging"})
-#: snapshot id -> message ids
-_ID_LISTS = frozenset({"crossed", "dropped"})
-#: hold no message ids: channel numbers, processes, counters
-_NO_IDS = frozenset({"arrived", "back", "regular", "_markers_seen", "_discarded", "_abandoned"})
-
-
-def _named(sim: Simulator, ids: Any, records: list[tuple[str, SnapshotRecord]]) -> Hashable:
-    """Messages of any channels, in order, each by its channel and content."""
-    messages = sim.trace.messages
-    channels = sim.network.channels
-    return tuple(
-        (messages[m].channel, content(messages[m], channels[messages[m].channel].src, records))
-        for m in ids
-    )
-
-
-def _is_recording_list(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(d, dict) and all(isinstance(v, list) for v in d.values()) for d in value
-    )
-
-
-def fast_key(algorithm: SnapshotAlgorithm) -> bool:
-    """Whether :func:`algorithm_key` changes only when the algorithm writes a trace event
-    or records an accepted message (so the search may keep it between such steps)."""
-    return type(algorithm) in (ChandyLamport, LaiYang)
 
 
 def update_audit(

@@ -33,9 +33,10 @@ import importlib
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..algorithms import ClockSnapshot, SnapshotAlgorithm, algorithm_class
+from ..algorithms.state import PLAIN
 from ..model import Network
 from ..simulator import Simulator
 from ..workloads import complete, max_extra_edges, random_strongly_connected, ring
@@ -145,6 +146,8 @@ class TickClock(ClockSnapshot):
 
     ``tick_of`` (the run's :meth:`TickRun.tick_of`) is set once the run exists.
     """
+
+    state_fields: ClassVar[Mapping[str, str]] = {"tick_of": PLAIN}
 
     def __init__(self, at: float, rate: Mapping[str, float]) -> None:
         super().__init__(at, rate, snapshot_id="s1")

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import traceback
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
+from ...algorithms.state import PLAIN
 from ...formats.scenario import EXAMPLES, parse_scenario, run_scenario
 from ...workloads import max_extra_edges, random_execution, random_strongly_connected
 
@@ -32,6 +34,10 @@ def capped(answer_class: Any) -> Any:
     """``answer_class``, stopped with :class:`TooManyMarkers` after :data:`MAX_MARKERS`."""
 
     class Capped(answer_class):  # type: ignore[misc,valid-type]
+        state_fields: ClassVar[Mapping[str, str]] = {
+            "_markers_seen": PLAIN
+        }  # a count: the learner's fields stay theirs
+
         def on_control(self, *args: Any) -> None:
             self._markers_seen = getattr(self, "_markers_seen", 0) + 1
             if self._markers_seen > MAX_MARKERS:
