@@ -180,9 +180,12 @@ def test_no_module_outside_the_algorithms_reads_an_algorithms_insides() -> None:
 
 
 @pytest.mark.parametrize("fifo", [True, False])
-def test_chandy_lamports_own_key_finds_what_its_declared_fields_find(fifo: bool) -> None:
-    """The engine's class reads its declared fields directly, for speed; a subclass adding
-    nothing goes through the default key. Both search the same states."""
+def test_keeping_the_key_between_silent_steps_finds_what_keying_every_step_finds(
+    fifo: bool,
+) -> None:
+    """The engine's class says its state changes only with trace events, so the search
+    keeps its key across steps that write none; a subclass adding nothing does not say so
+    (it is not inherited) and is keyed at every step. Both search the same states."""
     from snapshotlib import Network
     from snapshotlib.search import SnapshotPlan, System, each_sends, search
 
@@ -204,6 +207,7 @@ def test_chandy_lamports_own_key_finds_what_its_declared_fields_find(fifo: bool)
         )
         for cls in (ChandyLamport, Declared)
     ]
+    assert ChandyLamport().key_follows_events() and not Declared().key_follows_events()
     engine, declared = (r.stats for r in results)
     assert (engine.distinct, engine.transitions) == (declared.distinct, declared.transitions)
     assert [r.ok for r in results] == [fifo, fifo]

@@ -119,6 +119,10 @@ class SnapshotAlgorithm:
     #: ``CHANNEL_MESSAGES``, ``MESSAGES``, ``RECORD``), for :meth:`state_key`. A subclass's
     #: declaration adds to its bases'. Undeclared attributes are keyed safely too.
     state_fields: ClassVar[Mapping[str, str]] = {}
+    #: whether :meth:`state_key` can change only in a call that writes a trace event or
+    #: in :meth:`on_app_receive` on a channel it listens to; said by a class for itself
+    #: alone, never inherited (see :meth:`key_follows_events`)
+    state_changes_with_events: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.records: dict[str, SnapshotRecord] = {}
@@ -175,10 +179,11 @@ class SnapshotAlgorithm:
         return fields_key(self, names)
 
     def key_follows_events(self) -> bool:
-        """Whether :meth:`state_key` can change only in a call that writes a trace event
-        or in :meth:`on_app_receive` on a channel it listens to: exhaustive search then
-        keeps the key of a step that did neither. Off unless a class says so."""
-        return False
+        """Whether :attr:`state_changes_with_events` holds for this instance's class:
+        exhaustive search then keeps the key of a step that wrote no event and recorded
+        no message. Only the class's own word counts, not a base's: a subclass may change
+        its state in calls that leave no trace."""
+        return bool(vars(type(self)).get("state_changes_with_events", False))
 
     def snapshot_records(self) -> Mapping[str, SnapshotRecord]:
         """The snapshots started so far, by id, in the order they were started

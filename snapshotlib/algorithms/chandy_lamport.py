@@ -15,12 +15,12 @@ the snapshot is complete when every process's part is.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from ..trace import MARKER
 from .base import SnapshotAlgorithm, SnapshotError, SnapshotRecord
-from .state import PLAIN, RECORDING, MessageNames
+from .state import PLAIN, RECORDING
 
 if TYPE_CHECKING:
     from .host import Host
@@ -38,23 +38,7 @@ class ChandyLamport(SnapshotAlgorithm):
         "_abandoned": PLAIN,
     }
 
-    def key_follows_events(self) -> bool:
-        # a subclass may change its state in calls that leave no trace
-        return type(self) is ChandyLamport
-
-    def state_key(self, names: MessageNames) -> Hashable:
-        """What :attr:`state_fields` declares, read directly: the search asks at every
-        state a marker touches. The recording lists are the records' own (the records'
-        key holds their messages), so only which channels record which snapshot."""
-        if type(self) is not ChandyLamport:
-            return super().state_key(names)  # a subclass may keep more state
-        return (
-            frozenset(
-                (ch, sid) for ch, recording in enumerate(self._recording) for sid in recording
-            ),
-            frozenset(self._discarded),
-            frozenset(self._abandoned),
-        )
+    state_changes_with_events = True
 
     def bind(self, host: Host) -> None:
         super().bind(host)

@@ -137,7 +137,7 @@ def fields_key(algorithm: SnapshotAlgorithm, names: MessageNames) -> Hashable:
         elif kind == CHANNEL_MESSAGES:
             known.append((name, tuple(names.channel(ch, ids) for ch, ids in enumerate(value))))
         elif kind == MESSAGES:
-            known.append((name, _messages_key(value, names)))
+            known.append((name, _id_lists_key(value, names)))
         else:  # RECORD
             known.append((name, None if value is None else value.id))
     if not unknown:
@@ -177,7 +177,7 @@ def _own_recording(value: Any, records: Mapping[str, Any]) -> bool:
     return True
 
 
-def _messages_key(value: Any, names: MessageNames) -> Hashable:
+def _id_lists_key(value: Any, names: MessageNames) -> Hashable:
     if isinstance(value, dict):
         return frozenset(
             (freeze(k), tuple(names.message(m) for m in ids)) for k, ids in value.items()

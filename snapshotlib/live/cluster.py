@@ -487,9 +487,8 @@ class LiveCluster:
                     raise LiveClusterError(
                         f"{snapshot_id}: its run cannot be replayed: {e}"
                     ) from None
-        if (
-            snapshot_id not in sim.algorithm.snapshot_records()
-        ):  # begun before a base moved meanwhile
+        # begun before a base moved meanwhile
+        if snapshot_id not in sim.algorithm.snapshot_records():
             raise pruned
         check = check_live_snapshot(spec, parts, sim, snapshot_id)
         return check if base is None else dataclasses.replace(check, from_base=True)

@@ -294,9 +294,8 @@ class Node:
         """Start ``snapshot_id`` here; the reason when it cannot be started, else ``""``."""
         if self.awaiting_restore:
             return f"{self.me} restarted after a crash and holds no state: restore it first"
-        if snapshot_id in self.host.algorithm.snapshot_records() or self.algorithm.discarded(
-            snapshot_id
-        ):
+        algorithm = self.algorithm
+        if snapshot_id in algorithm.snapshot_records() or algorithm.discarded(snapshot_id):
             return f"{self.me} already took part in {snapshot_id}"
         try:
             parse_storage_uri(target.storage_uri)

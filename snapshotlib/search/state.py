@@ -65,7 +65,7 @@ def channel_names(
 
 
 def _messages_key(
-    sim: Simulator, channel: int, ids: list[int], records: list[tuple[str, SnapshotRecord]]
+    sim: Simulator, channel: int, ids: Sequence[int], records: list[tuple[str, SnapshotRecord]]
 ) -> Hashable:
     """Messages of ``channel`` by content: in order on a FIFO network, as a multiset on a
     non-FIFO one (where the order they arrived in means nothing)."""
@@ -116,7 +116,7 @@ class Names:
         return (msg.channel, content(msg, src, self.records))
 
     def channel(self, channel: int, messages: Sequence[int]) -> Hashable:
-        return _messages_key(self.sim, channel, list(messages), self.records)
+        return _messages_key(self.sim, channel, messages, self.records)
 
     def every_message(self) -> Hashable:
         return tuple(

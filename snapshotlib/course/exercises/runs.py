@@ -34,9 +34,8 @@ def capped(answer_class: Any) -> Any:
     """``answer_class``, stopped with :class:`TooManyMarkers` after :data:`MAX_MARKERS`."""
 
     class Capped(answer_class):  # type: ignore[misc,valid-type]
-        state_fields: ClassVar[Mapping[str, str]] = {
-            "_markers_seen": PLAIN
-        }  # a count: the learner's fields stay theirs
+        # a count; the learner's own fields stay as the learner's class declares them
+        state_fields: ClassVar[Mapping[str, str]] = {"_markers_seen": PLAIN}
 
         def on_control(self, *args: Any) -> None:
             self._markers_seen = getattr(self, "_markers_seen", 0) + 1
