@@ -156,6 +156,14 @@ def test_a_declared_kind_that_does_not_exist_is_named() -> None:
         declared_fields(Typo)
 
 
+def test_state_fields_that_are_not_a_dict_are_named() -> None:
+    class Listed(ChandyLamport):
+        state_fields = ["seen"]  # type: ignore[assignment]  # noqa: RUF012 (a learner's slip)
+
+    with pytest.raises(TypeError, match=r"Listed.state_fields: a dict of .* got list"):
+        declared_fields(Listed)
+
+
 def test_a_subclass_declaration_adds_to_its_bases() -> None:
     class More(ChandyLamport):
         state_fields = {"count": PLAIN}  # noqa: RUF012 (written as a learner writes it)

@@ -103,7 +103,12 @@ def declared_fields(cls: type) -> Mapping[str, str]:
     mistake in the class, said at once."""
     fields: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
-        declared: Mapping[str, str] = vars(klass).get("state_fields", {})
+        declared = vars(klass).get("state_fields", {})
+        if not isinstance(declared, Mapping):
+            raise TypeError(
+                f"{klass.__qualname__}.state_fields: a dict of attribute name -> kind, "
+                f"got {type(declared).__name__}"
+            )
         for name, kind in declared.items():
             if kind not in KINDS:
                 raise TypeError(
