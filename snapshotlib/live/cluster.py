@@ -288,6 +288,13 @@ class LiveCluster:
         spec_file.write_text(self.spec.to_json(), encoding="utf-8")
         self.token = create_token(self.workdir)
         secret = ["--token-file", str(self.token_file)]
+        # the controller and every node check a target against the same policy
+        storage = [
+            f"--storage={self.storage}",
+            f"--storage-root={self.storage_root}",
+            *(f"--allow-endpoint={e}" for e in self.allow_endpoints),
+            *(f"--allow-bucket={b}" for b in self.allow_buckets),
+        ]
         self._commands.clear()
         try:
             self._spawn(
@@ -297,12 +304,7 @@ class LiveCluster:
                 str(spec_file),
                 "--registry",
                 self.registry,
-                "--storage",
-                self.storage,
-                "--storage-root",
-                str(self.storage_root),
-                *(f"--allow-endpoint={e}" for e in self.allow_endpoints),
-                *(f"--allow-bucket={b}" for b in self.allow_buckets),
+                *storage,
                 *(() if self.retain is None else (f"--retain={self.retain}",)),
                 "--logs",
                 str(log_dir),
@@ -323,6 +325,7 @@ class LiveCluster:
                     "--log-dir",
                     str(log_dir),
                     *secret,
+                    *storage,
                     "--exit-with-parent",
                 )
             self._wait_until(self._all_up, "the nodes")

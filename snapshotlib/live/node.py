@@ -1,7 +1,9 @@
 """A live node: one OS process running the bank and the engine's Chandy–Lamport.
 
 Run as ``python -m snapshotlib.live.node --spec SPEC.json --node P1 --log-dir DIR
---token-file WORKDIR/api-token``
+--token-file WORKDIR/api-token --storage URI --storage-root DIR`` (and the controller's
+``--allow-endpoint`` and ``--allow-bucket``: a node writes and reads parts only where
+the controller may)
 (:class:`~snapshotlib.live.cluster.LiveCluster` and ``snapshotlib live up`` start it).
 
 The node serves gRPC on its address: ``ChannelService.Open`` takes the stream of each
@@ -79,7 +81,8 @@ from .part_writer import Target, write_part
 from .restore_part import PreparedRestore, RestoreError, prepare_restore
 from .rpc import RequireToken, protos, services, token_metadata
 from .spec import ClusterSpec, SpecError
-from .storage import StorageError, parse_storage_uri
+from .storage import StorageError, StorageLocation, parse_storage_uri
+from .storage_policy import StoragePolicy, add_storage_arguments, storage_policy_of
 
 #: the largest transfer, as a share of the initial balance (of one account's, with several)
 MAX_SHARE = 0.05
@@ -117,8 +120,12 @@ class Node:
         *,
         await_restore: bool = False,
         token: str | None = None,
+        storage_policy: StoragePolicy | None = None,
     ) -> None:
         self.spec = spec
+        #: where this node may write parts and read them back (:mod:`.storage_policy`),
+        #: whoever named the place: the controller, a marker, a restore
+        self.storage_policy = storage_policy
         #: the cluster's token (:mod:`.api_token`): every call this node takes must carry
         #: it, and every call it makes does
         self.token = token
@@ -298,9 +305,9 @@ class Node:
         if snapshot_id in algorithm.snapshot_records() or algorithm.discarded(snapshot_id):
             return f"{self.me} already took part in {snapshot_id}"
         try:
-            parse_storage_uri(target.storage_uri)
+            self.storage_location(target.storage_uri)
         except StorageError as e:
-            return str(e)
+            return f"{self.me}: {e}"
         if target.snapshot_type not in ("full", "incremental"):
             return f"snapshot_type: 'full' or 'incremental', got {target.snapshot_type!r}"
         self._targets[snapshot_id] = target
@@ -311,6 +318,13 @@ class Node:
         except SnapshotError as e:
             return str(e)
         return ""
+
+    def storage_location(self, uri: str, what: str = "target_storage_uri") -> StorageLocation:
+        """``uri`` parsed, if this cluster may store there; :class:`StorageError` naming
+        ``what`` and what is allowed if not."""
+        if self.storage_policy is None:  # a node made in-process, trusted as its maker
+            return parse_storage_uri(uri)
+        return self.storage_policy.check(uri, what)
 
     # ------------------------------------------------------------- failures
     def buffered(self, snapshot_id: str | None = None) -> tuple[int, int]:
@@ -382,6 +396,7 @@ class Node:
             part_uri=part_uri,
             part_sha256=part_sha256,
             epoch=epoch,
+            policy=self.storage_policy,
         )
         self._prepared = prepared
         return prepared
@@ -587,7 +602,10 @@ class Node:
             base = self._chunk_tables.get(target.base, {}) if incremental else {}
             if self.spec.upload_jitter_ms:
                 await asyncio.sleep(self.jitter_rng.uniform(0, self.spec.upload_jitter_ms) / 1000)
-            uri, size, table = await write_part(self.spec, self.me, part, entries, target, base)
+            location = self.storage_location(target.storage_uri)
+            uri, size, table = await write_part(
+                self.spec, self.me, part, entries, target, base, location
+            )
             self._remember(snapshot_id, table)
             report.update(part_uri=uri, size_bytes=size, ok=True, error=None)
         except (OSError, StorageError) as e:
@@ -741,6 +759,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--token-file", type=Path, required=True, help="the cluster's API token (api-token)"
     )
+    add_storage_arguments(parser)
     args = parser.parse_args(argv)
     try:
         spec = ClusterSpec.from_json(args.spec.read_text(encoding="utf-8"))
@@ -750,7 +769,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         token = read_token(args.token_file)
-    except TokenError as e:
+        policy = storage_policy_of(args)
+    except (TokenError, StorageError) as e:
         print(f"snapshotlib live node: {e}", file=sys.stderr)
         return 2
 
@@ -758,7 +778,14 @@ def main(argv: list[str] | None = None) -> int:
         exit_with_parent()
 
     async def serve() -> None:
-        node = Node(spec, args.node, args.log_dir, await_restore=args.await_restore, token=token)
+        node = Node(
+            spec,
+            args.node,
+            args.log_dir,
+            await_restore=args.await_restore,
+            token=token,
+            storage_policy=policy,
+        )
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, node.stopping.set)

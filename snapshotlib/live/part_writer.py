@@ -17,7 +17,7 @@ from typing import Any
 
 from .keyed_state import Entry, changed, chunk_name, chunks, table_to_json
 from .spec import ClusterSpec
-from .storage import parse_storage_uri, write_durable
+from .storage import StorageLocation, write_durable
 
 
 @dataclass(frozen=True)
@@ -38,13 +38,14 @@ async def write_part(
     entries: Mapping[str, Entry],
     target: Target,
     base: Mapping[int, tuple[str, str]],
+    location: StorageLocation,
 ) -> tuple[str, int, dict[int, tuple[str, str]]]:
     """Write node ``me``'s ``part`` (its accounts ``entries`` as chunks first, only
-    those not in ``base``'s chunk table) where ``target`` says: the part's URI, the bytes
-    written, and the part's chunk table (index -> (SHA-256, URI)).
+    those not in ``base``'s chunk table) as ``target`` says, at ``location`` (its
+    storage URI, parsed and checked by the node): the part's URI, the bytes written,
+    and the part's chunk table (index -> (SHA-256, URI)).
     :class:`~snapshotlib.live.storage.StorageError` when a write fails."""
     pieces = chunks(entries, spec.chunk_keys, spec.key_bytes)
-    location = parse_storage_uri(target.storage_uri)
     # unchanged since the base: referred to, where the base (or its base) wrote it
     table = {i: kept for i, kept in base.items() if i < len(pieces)}
     written = 0

@@ -19,6 +19,7 @@ from ..model import Network
 from .keyed_state import ChunkError, KeyedState, merge_chunks, table_from_json
 from .parts import CheckedPart, PartError, check_stored_part
 from .storage import StorageError, read
+from .storage_policy import StoragePolicy
 
 #: a SHA-256 as a manifest writes it
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -49,9 +50,12 @@ async def prepare_restore(
     part_uri: str,
     part_sha256: str,
     epoch: int,
+    policy: StoragePolicy | None = None,
 ) -> PreparedRestore:
     """Node ``me``'s part of ``snapshot_id`` at ``part_uri``, read and checked (see the
-    module docstring); :class:`RestoreError` naming the part and what is wrong."""
+    module docstring); :class:`RestoreError` naming the part and what is wrong. With a
+    ``policy``, the part and its chunks are read only where the cluster stores
+    (:mod:`.storage_policy`): a restore call names the part's URI."""
     if not SHA256.match(part_sha256):
         raise RestoreError(
             f"part_sha256: the part's SHA-256 from the manifest (64 hex digits) expected, "
@@ -59,6 +63,8 @@ async def prepare_restore(
         )
     where = f"{me}'s part of {snapshot_id} ({part_uri})"
     try:
+        if policy is not None:
+            policy.check(part_uri, "part_uri")
         data = await asyncio.to_thread(read, part_uri)
     except (OSError, StorageError) as e:
         raise RestoreError(f"{where}: cannot be read ({e})") from None
@@ -68,12 +74,12 @@ async def prepare_restore(
         )
     except PartError as e:
         raise RestoreError(str(e)) from None
-    state, table = await _read_state(part, rng, where)
+    state, table = await _read_state(part, rng, where, policy)
     return PreparedRestore(epoch, part_uri, part, state, table)
 
 
 async def _read_state(
-    part: CheckedPart, rng: random.Random, where: str
+    part: CheckedPart, rng: random.Random, where: str, policy: StoragePolicy | None
 ) -> tuple[KeyedState, dict[int, tuple[str, str]]]:
     """The accounts a part's chunks hold (wherever an incremental chain put them),
     checked against their hashes and the part's balance."""
@@ -83,6 +89,9 @@ async def _read_state(
         raise RestoreError(f"{where}: state: not a chunk table ({type(e).__name__}: {e})") from None
     listed = [(sha, uri) for _, (sha, uri) in sorted(table.items())]
     try:
+        if policy is not None:
+            for _, uri in listed:
+                policy.check(uri, "chunk URI")
         datas = await asyncio.gather(*(asyncio.to_thread(read, uri) for _, uri in listed))
     except (OSError, StorageError) as e:
         raise RestoreError(f"{where}: a chunk cannot be read ({e})") from None

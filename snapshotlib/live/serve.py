@@ -16,13 +16,13 @@ from urllib.parse import urlsplit
 from .api_token import TokenError, read_token
 from .hub import proxied_path
 from .spec import ClusterSpec
+from .storage_policy import add_storage_arguments, storage_policy_of
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="the controller of a live snapshotlib cluster")
     parser.add_argument("--spec", type=Path, required=True, help="the cluster's spec (JSON)")
     parser.add_argument("--registry", required=True, help="registry URL, e.g. sqlite:////abs.db")
-    parser.add_argument("--storage", required=True, help="default target_storage_uri")
     parser.add_argument(
         "--exit-with-parent", action="store_true", help="stop when the starting process is gone"
     )
@@ -30,13 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--token-file", type=Path, required=True, help="the cluster's API token (api-token)"
     )
-    parser.add_argument(
-        "--storage-root", type=Path, required=True, help="file:// targets must be in it"
-    )
-    parser.add_argument(
-        "--allow-endpoint", action="append", default=[], help="an http:// target's host:port"
-    )
-    parser.add_argument("--allow-bucket", action="append", default=[], help="an s3:// bucket")
+    add_storage_arguments(parser)
     parser.add_argument(
         "--retain", type=at_least_one, help="keep the last N completed snapshots (all if unset)"
     )
@@ -71,15 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     from .controller import create_app
     from .registry import RegistryError
     from .storage import StorageError
-    from .storage_policy import StoragePolicy
 
     try:
-        policy = StoragePolicy.around(
-            str(args.storage_root.resolve()),
-            args.storage,
-            tuple(args.allow_endpoint),
-            tuple(args.allow_bucket),
-        )
+        policy = storage_policy_of(args)
         app = create_app(
             spec,
             args.registry,

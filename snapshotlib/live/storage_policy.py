@@ -1,4 +1,5 @@
-"""Where a cluster may write: fixed when it starts, checked at every trigger.
+"""Where a cluster may write and read: fixed when it starts, checked at every trigger,
+by every node before it writes a part, and before it reads one in a restore.
 
 A trigger's ``target_storage_uri`` comes over the network. Unchecked, it would have the
 nodes and the controller write parts and manifests into any folder the cluster's user
@@ -13,10 +14,16 @@ address (``http://``). So the cluster's owner fixes, at ``live up``:
   storage is always allowed.
 
 A URI longer than :data:`MAX_URI_CHARS` is refused before anything is parsed.
+
+The controller checks a trigger's target before anything is registered; the nodes check
+again, since a target reaches them in control calls and in markers (a caller holding
+the cluster's token could otherwise send a node one the controller never saw), and a
+restore's part and chunk URIs before fetching them.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
@@ -72,33 +79,31 @@ class StoragePolicy:
             )
         return policy
 
-    def check(self, uri: str) -> StorageLocation:
-        """``uri`` parsed, if the cluster may write there; :class:`StorageError` saying
-        what is allowed if not."""
+    def check(self, uri: str, what: str = "target_storage_uri") -> StorageLocation:
+        """``uri`` parsed, if the cluster may write (or read) there; :class:`StorageError`
+        naming ``what`` (the field the URI came in) and saying what is allowed if not."""
         if not isinstance(uri, str):
-            raise StorageError(f"target_storage_uri: a URI expected, got {uri!r}")
+            raise StorageError(f"{what}: a URI expected, got {uri!r}")
         if len(uri) > MAX_URI_CHARS:
-            raise StorageError(
-                f"target_storage_uri: at most {MAX_URI_CHARS} characters, got {len(uri):,}"
-            )
+            raise StorageError(f"{what}: at most {MAX_URI_CHARS} characters, got {len(uri):,}")
         if ".." in unquote(urlsplit(uri).path).split("/"):
-            raise StorageError(f"target_storage_uri: '..' is not allowed in a path, got {uri!r}")
+            raise StorageError(f"{what}: '..' is not allowed in a path, got {uri!r}")
         location = parse_storage_uri(uri)
         if location.scheme == "file" and not self._inside(location.path):
             raise StorageError(
-                f"target_storage_uri: a file:// target must be in the cluster's storage root "
+                f"{what}: a file:// URI must be in the cluster's storage root "
                 f"{self.root} (fixed at `live up --storage-root`), got {uri!r}"
             )
         if location.scheme == "http" and location.bucket not in self.endpoints:
             allowed = ", ".join(self.endpoints) or "none"
             raise StorageError(
-                f"target_storage_uri: http:// storage only on the endpoints allowed at "
+                f"{what}: http:// storage only on the endpoints allowed at "
                 f"`live up --allow-endpoint` ({allowed}), got {location.bucket!r} in {uri!r}"
             )
         if location.scheme == "s3" and location.bucket not in self.buckets:
             allowed = ", ".join(self.buckets) or "none"
             raise StorageError(
-                f"target_storage_uri: s3:// storage only in the buckets allowed at "
+                f"{what}: s3:// storage only in the buckets allowed at "
                 f"`live up --allow-bucket` ({allowed}), got {location.bucket!r} in {uri!r}"
             )
         return location
@@ -106,3 +111,21 @@ class StoragePolicy:
     def _inside(self, path: str) -> bool:
         real = os.path.realpath(path)
         return os.path.commonpath([real, self.root]) == self.root
+
+
+def add_storage_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options by which ``live up`` tells the controller and every node the same
+    policy: the default storage, the root, the endpoints and the buckets."""
+    parser.add_argument("--storage", required=True, help="default target_storage_uri")
+    parser.add_argument("--storage-root", required=True, help="file:// targets must be in it")
+    parser.add_argument(
+        "--allow-endpoint", action="append", default=[], help="an http:// target's host:port"
+    )
+    parser.add_argument("--allow-bucket", action="append", default=[], help="an s3:// bucket")
+
+
+def storage_policy_of(args: argparse.Namespace) -> StoragePolicy:
+    """The policy the options of :func:`add_storage_arguments` give."""
+    return StoragePolicy.around(
+        args.storage_root, args.storage, tuple(args.allow_endpoint), tuple(args.allow_bucket)
+    )
