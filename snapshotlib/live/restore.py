@@ -232,8 +232,11 @@ class Restores:
         for node, answer in zip(nodes, answers, strict=True):
             part = parts[node.id]
             if isinstance(answer, BaseException):
-                problems.append(_named(node, answer))
-                unreachable = unreachable or not isinstance(answer, NodeRefused)
+                refused = isinstance(answer, NodeRefused)
+                problems.append(
+                    _not_ready(node, answer, f"{node.id}'s part of {sid} ({part.uri})", refused)
+                )
+                unreachable = unreachable or not refused
             elif (answer["balance"], answer["in_flight"]) != (part.balance, part.in_flight):
                 problems.append(
                     f"{node.id}'s part of {sid} ({part.uri}) holds {answer['balance']} and "
@@ -398,3 +401,14 @@ def _failures(nodes: Sequence[NodeSpec], answers: Sequence[Any]) -> list[str]:
 def _named(node: NodeSpec, error: BaseException) -> str:
     said = str(error) or type(error).__name__
     return said if said.startswith(f"{node.id}'s ") else f"{node.id}: {said}"
+
+
+def _not_ready(node: NodeSpec, error: BaseException, part: str, refused: bool) -> str:
+    """Why ``node`` is not ready to switch to ``part``: its own words when they name
+    the part, else prefixed with it; a node that did not answer did not check it."""
+    said = str(error) or type(error).__name__
+    if said.startswith(f"{node.id}'s "):
+        return said
+    if not refused:
+        return f"{part}: not checked, {node.id} did not answer ({said})"
+    return f"{part}: {said.removeprefix(f'{node.id}: ')}"

@@ -336,6 +336,8 @@ class SnapshotService:
         assert self.retain is not None
         with self._ids:
             pruned = prune(self.registry, self.retain)
+        for snapshot_id in pruned.snapshots:  # what the nodes freed goes with its row
+            self.cleanups.pop(snapshot_id, None)
         if self.run_logs is not None and pruned.snapshots:
             try:
                 prune_logs(self.spec, self.registry, self.run_logs, pruned)

@@ -1240,13 +1240,16 @@ def test_only_a_completed_snapshot_is_restored(
 def test_a_restore_needs_every_node_and_says_which_failed(tmp_path: Path) -> None:
     nodes = FakeNodes(fail_restore="P2")
     with running(tmp_path, **nodes.kw()) as lab:
-        complete(lab, lab.started("P1"))
+        done = lab.started("P1")
+        complete(lab, done)
         for n in ("P1", "P2", "P3"):
             lab.client.post("/internal/v1/heartbeats", json=beat(n))
         failing = lab.client.post("/v1/snapshots/latest/restore")
         assert failing.status_code == 503
         assert failing.json()["detail"].endswith(
-            "refused, nothing changed (every node runs on as it was): P2: part unreadable"
+            "refused, nothing changed (every node runs on as it was): P2's part of "
+            f"{done} ({(lab.storage / f'{done}.P2.json').as_uri()}): not checked, P2 did not "
+            "answer (part unreadable)"
         )
         assert not [c for c in nodes.calls if c[0] in ("restore", "resume")]
         lab.client.post("/internal/v1/heartbeats", json=beat("P3", leaving=True))
@@ -1288,7 +1291,11 @@ def restore_log(lab: Lab) -> list[tuple[str, str | None]]:
             409,
             "P3's part of {sid} ({uri}) holds 1100 and 0 in flight, the manifest says 1000 and 0",
         ),
-        (FakeNodes(fail_restore="P1"), 503, "P1: part unreadable"),
+        (
+            FakeNodes(fail_restore="P1"),
+            503,
+            "P1's part of {sid} ({uri_p1}): not checked, P1 did not answer (part unreadable)",
+        ),
     ],
     ids=["a-node-refuses-its-part", "a-part-holds-other-money", "a-node-unreachable"],
 )
@@ -1302,10 +1309,10 @@ def test_a_restore_any_node_is_not_ready_for_changes_nothing(
         open_one = lab.started("P2")
         answer = lab.client.post("/v1/snapshots/latest/restore")
         assert answer.status_code == code
-        uri = (lab.storage / f"{done}.P3.json").as_uri()
+        uri, uri_p1 = ((lab.storage / f"{done}.{n}.json").as_uri() for n in ("P3", "P1"))
         detail = answer.json()["detail"]
         assert detail.startswith(f"restore of {done} refused, nothing changed (every node runs")
-        assert expected.format(sid=done, uri=uri) in detail
+        assert expected.format(sid=done, uri=uri, uri_p1=uri_p1) in detail
         # every node was asked to prepare, none to switch; nothing else moved
         assert {c[1] for c in nodes.calls if c[0] == "prepare"} == {"P1", "P2", "P3"}
         assert not [c for c in nodes.calls if c[0] in ("restore", "resume")]

@@ -7,15 +7,19 @@ silent fails, saying why, and the nodes still up free what they recorded for it;
 snapshot past its time-to-live fails the same way; a restore rolls every node back to a
 completed snapshot (never a failed one) and money is conserved after it, as the engine
 checks on the next snapshot; a controller that dies is started again and fails the
-snapshots it left open. Times are wall-clock backstops, never limits on the work.
+snapshots it left open, and finishes or aborts a restore it was in the middle of, so
+that every node ends up in one epoch, running. Times are wall-clock backstops, never
+limits on the work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +33,7 @@ require_live()
 from snapshotlib.live.action_log import read_segments  # noqa: E402
 from snapshotlib.live.cluster import LiveCluster, LiveClusterError  # noqa: E402
 from snapshotlib.live.keyed_state import table_from_json  # noqa: E402
-from snapshotlib.live.registry import DONE, PREPARING, SWITCHING, Registry  # noqa: E402
+from snapshotlib.live.registry import ABORTED, DONE, PREPARING, SWITCHING, Registry  # noqa: E402
 from snapshotlib.live.restore import manifest_parts  # noqa: E402
 from snapshotlib.live.rpc import restore_over_grpc  # noqa: E402
 from snapshotlib.live.storage import read  # noqa: E402
@@ -355,6 +359,66 @@ def test_a_controller_killed_after_deciding_a_restore_is_restarted_and_finishes_
         registry = Registry(cluster.registry)
         assert [(r["epoch"], r["status"]) for r in registry.restores()] == [(epoch, DONE)]
         registry.close()
+        after = cluster.trigger("P2")
+        completed(cluster, after, timeout=BACKSTOP_S)
+        check = cluster.check(after)
+        assert check.ok, check.reason
+        assert check.recorded_total == 3000
+
+
+def test_a_controller_killed_at_any_point_of_a_restore_leaves_every_node_in_one_epoch_running(
+    tmp_path: Path,
+) -> None:
+    """A restore asked for, and the controller killed a moment later: before it began,
+    while the nodes prepare, after its decision, while they switch or resume. Whatever
+    the moment, the restarted controller aborts or finishes it, so that every node ends
+    up in one epoch (the last restore done), running, and money is conserved."""
+
+    def ask_restore(sid: str) -> None:
+        with contextlib.suppress(OSError, LiveClusterError):  # its controller dies
+            cluster.restore(sid)
+
+    def settled() -> bool:
+        registry = Registry(cluster.registry)
+        try:
+            rows = registry.restores()
+        finally:
+            registry.close()
+        if any(r["status"] not in (DONE, ABORTED) for r in rows):
+            return False
+        epoch = max((r["epoch"] for r in rows if r["status"] == DONE), default=0)
+        try:
+            nodes = view(cluster).values()
+        except (OSError, LiveClusterError):
+            return False
+        return all(n["health"] == "up" and n["epoch"] == epoch for n in nodes)
+
+    def sending() -> dict[str, int]:
+        return {n: h["sent"] for n, h in cluster.health().items() if h is not None}
+
+    def sending_again(before: dict[str, int]) -> bool:
+        """Every node answers and has sent since ``before``: none is held back."""
+        now = sending()
+        return len(now) == 3 and all(sent > before.get(n, -1) for n, sent in now.items())
+
+    with LiveCluster(3, rate=80.0, workdir=tmp_path, **STEADY) as cluster:
+        sid = cluster.trigger("P1")
+        completed(cluster, sid)
+        delays = (0.0, 0.01, 0.02, 0.03, 0.04, 0.06, 0.1, 0.2)
+        for kills, delay in enumerate(delays, start=1):
+            asking = threading.Thread(target=ask_restore, args=(sid,), daemon=True)
+            asking.start()
+            time.sleep(delay)
+            os.killpg(cluster.pids["controller"], signal.SIGKILL)
+            eventually(
+                lambda k=kills: cluster.restarts.count(("controller", -signal.SIGKILL)) == k,
+                "a restart",
+            )
+            asking.join(BACKSTOP_S)
+            why = f"every restore finished or aborted, every node in one epoch ({delay} s)"
+            eventually(settled, why)
+            before = sending()
+            eventually(lambda before=before: sending_again(before), "every node sending again")
         after = cluster.trigger("P2")
         completed(cluster, after, timeout=BACKSTOP_S)
         check = cluster.check(after)

@@ -85,11 +85,14 @@ def test_the_last_n_completed_snapshots_are_kept_with_every_chunk_they_refer_to(
         second = snapshot_with_chunks(lab, {"P1": "a", "P2": "d", "P3": "e"})
         pruned(lab, 2)
         assert registered(lab) == [first, failed, second]  # two completed: nothing goes
+        service = lab.client.app.state.service  # type: ignore[attr-defined]
+        wait_for(lambda: failed in service.cleanups)  # what the nodes freed, kept ...
         third = snapshot_with_chunks(lab, {"P1": "a", "P2": "d", "P3": "f"})
         pruned(lab, 3)
         # the first goes (and the failed one older than the kept), the chunk "a" stays:
         # the retained snapshots still refer to it, as an incremental would
         assert registered(lab) == [second, third]
+        assert failed not in service.cleanups  # ... until its snapshot is pruned
         kept = {f"{s}.json" for s in (second, third)}
         kept |= {f"{s}.{n}.json" for s in (second, third) for n in lab.spec.ids}
         kept |= chunks_of(lab, second) | chunks_of(lab, third)
