@@ -166,7 +166,12 @@ class Controller:
                 results[node.id] = {"error": str(answer) or type(answer).__name__}
             else:
                 results[node.id] = dict(answer)
-        self.service.cleanups[snapshot_id] = results
+        try:  # a snapshot pruned meanwhile keeps nothing
+            pruned = await run_in_threadpool(self.service.status, snapshot_id) is None
+        except SQLAlchemyError:  # the registry is down: keep the answers
+            pruned = False
+        if not pruned:
+            self.service.cleanups[snapshot_id] = results
 
     # ------------------------------------------------------------------ checks
     def target_location(self, uri: str | None) -> StorageLocation:

@@ -82,7 +82,12 @@ from .restore_part import PreparedRestore, RestoreError, prepare_restore
 from .rpc import RequireToken, protos, services, token_metadata
 from .spec import ClusterSpec, SpecError
 from .storage import StorageError, StorageLocation, parse_storage_uri
-from .storage_policy import StoragePolicy, add_storage_arguments, storage_policy_of
+from .storage_policy import (
+    MAX_OBJECT_URI_CHARS,
+    StoragePolicy,
+    add_storage_arguments,
+    storage_policy_of,
+)
 
 #: the largest transfer, as a share of the initial balance (of one account's, with several)
 MAX_SHARE = 0.05
@@ -307,7 +312,7 @@ class Node:
         try:
             self.storage_location(target.storage_uri)
         except StorageError as e:
-            return f"{self.me}: {e}"
+            return str(e)
         if target.snapshot_type not in ("full", "incremental"):
             return f"snapshot_type: 'full' or 'incremental', got {target.snapshot_type!r}"
         self._targets[snapshot_id] = target
@@ -324,7 +329,8 @@ class Node:
         ``what`` and what is allowed if not."""
         if self.storage_policy is None:  # a node made in-process, trusted as its maker
             return parse_storage_uri(uri)
-        return self.storage_policy.check(uri, what)
+        # the controller limited the target as given; it comes here normalised
+        return self.storage_policy.check(uri, what, MAX_OBJECT_URI_CHARS)
 
     # ------------------------------------------------------------- failures
     def buffered(self, snapshot_id: str | None = None) -> tuple[int, int]:

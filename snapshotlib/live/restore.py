@@ -405,10 +405,11 @@ def _named(node: NodeSpec, error: BaseException) -> str:
 
 def _not_ready(node: NodeSpec, error: BaseException, part: str, refused: bool) -> str:
     """Why ``node`` is not ready to switch to ``part``: its own words when they name
-    the part, else prefixed with it; a node that did not answer did not check it."""
+    the part, else prefixed with it; a call that failed otherwise (no answer, an error
+    of gRPC's) did not check it."""
     said = str(error) or type(error).__name__
     if said.startswith(f"{node.id}'s "):
         return said
-    if not refused:
-        return f"{part}: not checked, {node.id} did not answer ({said})"
+    if not refused:  # unreachable, or an error of the call rather than the node's word
+        return f"{part}: not checked ({said})"
     return f"{part}: {said.removeprefix(f'{node.id}: ')}"

@@ -19,7 +19,7 @@ from ..model import Network
 from .keyed_state import ChunkError, KeyedState, merge_chunks, table_from_json
 from .parts import CheckedPart, PartError, check_stored_part
 from .storage import StorageError, read
-from .storage_policy import StoragePolicy
+from .storage_policy import MAX_OBJECT_URI_CHARS, StoragePolicy
 
 #: a SHA-256 as a manifest writes it
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -64,7 +64,7 @@ async def prepare_restore(
     where = f"{me}'s part of {snapshot_id} ({part_uri})"
     try:
         if policy is not None:
-            policy.check(part_uri, "part_uri")
+            policy.check(part_uri, "part_uri", MAX_OBJECT_URI_CHARS)
         data = await asyncio.to_thread(read, part_uri)
     except (OSError, StorageError) as e:
         raise RestoreError(f"{where}: cannot be read ({e})") from None
@@ -91,7 +91,7 @@ async def _read_state(
     try:
         if policy is not None:
             for _, uri in listed:
-                policy.check(uri, "chunk URI")
+                policy.check(uri, "chunk URI", MAX_OBJECT_URI_CHARS)
         datas = await asyncio.gather(*(asyncio.to_thread(read, uri) for _, uri in listed))
     except (OSError, StorageError) as e:
         raise RestoreError(f"{where}: a chunk cannot be read ({e})") from None

@@ -32,6 +32,9 @@ from .storage import StorageError, StorageLocation, parse_storage_uri
 
 #: the longest target_storage_uri taken
 MAX_URI_CHARS = 1024
+#: the longest URI of a stored object (a part, a chunk) a node writes or reads: its
+#: folder's, percent-encoded (at most three characters for each of a target's), and a name
+MAX_OBJECT_URI_CHARS = 3 * MAX_URI_CHARS + 256
 
 
 @dataclass(frozen=True)
@@ -79,16 +82,23 @@ class StoragePolicy:
             )
         return policy
 
-    def check(self, uri: str, what: str = "target_storage_uri") -> StorageLocation:
+    def check(
+        self, uri: str, what: str = "target_storage_uri", longest: int = MAX_URI_CHARS
+    ) -> StorageLocation:
         """``uri`` parsed, if the cluster may write (or read) there; :class:`StorageError`
-        naming ``what`` (the field the URI came in) and saying what is allowed if not."""
+        naming ``what`` (the field the URI came in) and saying what is allowed if not.
+        ``longest``: the most characters taken (a stored object's URI is longer than its
+        target: :data:`MAX_OBJECT_URI_CHARS`)."""
         if not isinstance(uri, str):
             raise StorageError(f"{what}: a URI expected, got {uri!r}")
-        if len(uri) > MAX_URI_CHARS:
-            raise StorageError(f"{what}: at most {MAX_URI_CHARS} characters, got {len(uri):,}")
+        if len(uri) > longest:
+            raise StorageError(f"{what}: at most {longest} characters, got {len(uri):,}")
+        try:
+            location = parse_storage_uri(uri)
+        except StorageError as e:
+            raise StorageError(f"{what}: {str(e).removeprefix('target_storage_uri: ')}") from None
         if ".." in unquote(urlsplit(uri).path).split("/"):
             raise StorageError(f"{what}: '..' is not allowed in a path, got {uri!r}")
-        location = parse_storage_uri(uri)
         if location.scheme == "file" and not self._inside(location.path):
             raise StorageError(
                 f"{what}: a file:// URI must be in the cluster's storage root "

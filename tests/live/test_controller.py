@@ -943,7 +943,8 @@ class FakeNodes:
         if node.id == self.refuse_prepare:
             raise NodeRefused(f"{node.id}'s part of {part.snapshot_id}: its bytes changed")
         if node.id == self.fail_restore:
-            raise RuntimeError("part unreadable")
+            # as rpc.py says a call that gets no answer (NodeUnreachable needs grpc)
+            raise RuntimeError(f"node {node.id} at {node.address}: Deadline Exceeded")
         return {"balance": part.balance, "in_flight": part.in_flight, **self.holds.get(node.id, {})}
 
     async def restore(
@@ -1248,8 +1249,8 @@ def test_a_restore_needs_every_node_and_says_which_failed(tmp_path: Path) -> Non
         assert failing.status_code == 503
         assert failing.json()["detail"].endswith(
             "refused, nothing changed (every node runs on as it was): P2's part of "
-            f"{done} ({(lab.storage / f'{done}.P2.json').as_uri()}): not checked, P2 did not "
-            "answer (part unreadable)"
+            f"{done} ({(lab.storage / f'{done}.P2.json').as_uri()}): not checked (node P2 at "
+            f"{lab.spec.node('P2').address}: Deadline Exceeded)"
         )
         assert not [c for c in nodes.calls if c[0] in ("restore", "resume")]
         lab.client.post("/internal/v1/heartbeats", json=beat("P3", leaving=True))
@@ -1294,7 +1295,7 @@ def restore_log(lab: Lab) -> list[tuple[str, str | None]]:
         (
             FakeNodes(fail_restore="P1"),
             503,
-            "P1's part of {sid} ({uri_p1}): not checked, P1 did not answer (part unreadable)",
+            "P1's part of {sid} ({uri_p1}): not checked (node P1 at 127.0.0.1:",
         ),
     ],
     ids=["a-node-refuses-its-part", "a-part-holds-other-money", "a-node-unreachable"],

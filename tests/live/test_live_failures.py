@@ -372,18 +372,25 @@ def test_a_controller_killed_at_any_point_of_a_restore_leaves_every_node_in_one_
     """A restore asked for, and the controller killed a moment later: before it began,
     while the nodes prepare, after its decision, while they switch or resume. Whatever
     the moment, the restarted controller aborts or finishes it, so that every node ends
-    up in one epoch (the last restore done), running, and money is conserved."""
+    up in one epoch (the last restore done), running, and money is conserved. The
+    moments are tried until a kill has hit each phase: one while the nodes prepared
+    (aborted), one after the decision (finished by the next controller)."""
+    answered: list[str] = []
 
     def ask_restore(sid: str) -> None:
         with contextlib.suppress(OSError, LiveClusterError):  # its controller dies
             cluster.restore(sid)
+            answered.append(sid)
 
-    def settled() -> bool:
+    def restores() -> list[dict[str, Any]]:
         registry = Registry(cluster.registry)
         try:
-            rows = registry.restores()
+            return registry.restores()
         finally:
             registry.close()
+
+    def settled() -> bool:
+        rows = restores()
         if any(r["status"] not in (DONE, ABORTED) for r in rows):
             return False
         epoch = max((r["epoch"] for r in rows if r["status"] == DONE), default=0)
@@ -404,12 +411,16 @@ def test_a_controller_killed_at_any_point_of_a_restore_leaves_every_node_in_one_
     with LiveCluster(3, rate=80.0, workdir=tmp_path, **STEADY) as cluster:
         sid = cluster.trigger("P1")
         completed(cluster, sid)
-        delays = (0.0, 0.01, 0.02, 0.03, 0.04, 0.06, 0.1, 0.2)
-        for kills, delay in enumerate(delays, start=1):
+        hit: dict[str, float] = {}  # phase -> the delay that hit it
+        delay, kills = 0.0, 0
+        while len(hit) < 2 and kills < 30:
+            logged = len(restores())
+            answered.clear()
             asking = threading.Thread(target=ask_restore, args=(sid,), daemon=True)
             asking.start()
             time.sleep(delay)
             os.killpg(cluster.pids["controller"], signal.SIGKILL)
+            kills += 1
             eventually(
                 lambda k=kills: cluster.restarts.count(("controller", -signal.SIGKILL)) == k,
                 "a restart",
@@ -419,6 +430,14 @@ def test_a_controller_killed_at_any_point_of_a_restore_leaves_every_node_in_one_
             eventually(settled, why)
             before = sending()
             eventually(lambda before=before: sending_again(before), "every node sending again")
+            rows = restores()
+            if answered:  # done before the kill: kill sooner
+                delay *= 0.7
+                continue
+            if len(rows) > logged:  # begun, and left to the next controller
+                hit.setdefault("prepared" if rows[-1]["status"] == ABORTED else "decided", delay)
+            delay = max(0.01, delay * 1.4)
+        assert set(hit) == {"prepared", "decided"}, f"after {kills} kills, only {hit}"
         after = cluster.trigger("P2")
         completed(cluster, after, timeout=BACKSTOP_S)
         check = cluster.check(after)

@@ -65,7 +65,7 @@ def test_a_target_outside_the_storage_root_is_refused_from_the_controller_and_fr
     async def run() -> None:
         node = make_node(tmp_path, "logs", reports)
         reason = node.initiate(SNAP, Target(outside.as_uri() + "/"))
-        assert reason.startswith("P1: target_storage_uri: a file:// URI must be in the cluster's")
+        assert reason.startswith("target_storage_uri: a file:// URI must be in the cluster's")
         assert str(tmp_path / "root") in reason
         assert SNAP not in node.algorithm.snapshot_records()  # nothing was started
         # the same place, named by a peer's marker: P1 takes part, but writes nothing

@@ -23,6 +23,7 @@ from snapshotlib.live.parts import digest  # noqa: E402
 from snapshotlib.live.restore_part import RestoreError, prepare_restore  # noqa: E402
 from snapshotlib.live.spec import ClusterSpec, NodeSpec, topology  # noqa: E402
 from snapshotlib.live.storage import parse_storage_uri, write_durable  # noqa: E402
+from snapshotlib.live.storage_policy import StoragePolicy  # noqa: E402
 
 SPEC = ClusterSpec(
     nodes=tuple(NodeSpec(f"P{i}", "127.0.0.1", 1) for i in (1, 2, 3)),
@@ -153,3 +154,38 @@ def test_preparing_changes_nothing_and_a_repeated_switch_is_answered_as_the_firs
         node.log.close()
 
     run_async(phases())
+
+
+def test_a_part_whose_chunks_lie_outside_the_storage_root_is_refused_unread(
+    tmp_path: Path,
+) -> None:
+    """A restore names its part's URI, and the part names its chunks': with the
+    cluster's storage policy, the node reads neither outside the storage root."""
+    uri, sha256 = write_part(tmp_path / "elsewhere")  # the part and its chunks
+    inside = tmp_path / "root" / "snaps"
+    inside.mkdir(parents=True)
+    copied = inside / Path(uri).name
+    copied.write_bytes((tmp_path / "elsewhere" / copied.name).read_bytes())
+
+    def prepare_under(root: Path) -> Any:
+        policy = StoragePolicy.around(str(root), inside.as_uri() + "/")
+        return run_async(
+            prepare_restore(
+                SPEC.network(),
+                "P1",
+                random.Random(1),
+                snapshot_id=SID,
+                part_uri=copied.as_uri(),
+                part_sha256=sha256,
+                epoch=1,
+                policy=policy,
+            )
+        )
+
+    with pytest.raises(RestoreError) as refused:
+        prepare_under(tmp_path / "root")
+    assert str(refused.value).startswith(
+        f"P1's part of {SID} ({copied.as_uri()}): a chunk cannot be read (chunk URI: a "
+        "file:// URI must be in the cluster's storage root"
+    )
+    assert prepare_under(tmp_path).part.balance == 990  # a root holding both: read

@@ -42,6 +42,7 @@ REFUSE: dict[str, tuple[str, ...]] = {
     "statuses": (
         "snapshotlib.course.exercises.ex12:replay",
         "snapshotlib.live.controller:create_app",
+        "snapshotlib.live.control:Controller",
         "snapshotlib.live.snapshot_service:Journal",
     ),
 }
