@@ -119,14 +119,7 @@ def create_app(
             app.swagger_ui_oauth2_redirect_url,
         )
         app.add_middleware(TokenGate, token=token, open_paths=[p for p in pages if p])
-    app.state.controller = controller
-    # its parts, as tests and tools look at them
-    app.state.spec = spec
-    app.state.registry = controller.service.registry
-    app.state.service = controller.service
-    app.state.membership = controller.membership
-    app.state.orphans = controller.orphans
-    app.state.restores = controller.restores
+    app.state.controller = controller  # what the routes act on (and tests look into)
     _add_error_handlers(app)
     for router in (
         controller_routes.snapshot_routes,

@@ -686,7 +686,7 @@ def test_the_registry_survives_a_controller_restart(tmp_path: Path, registry_url
         resolved = second.get(pending)
         assert resolved["status"] == "FAILED"
         assert "controller stopped while it was in progress" in resolved["error"]
-        assert second.client.app.state.orphans == [pending]  # type: ignore[attr-defined]
+        assert second.client.app.state.controller.orphans == [pending]  # type: ignore[attr-defined]
         # late reports are kept, the status stays
         assert second.report(pending, "P2", size=4).json()["status"] == "FAILED"
         # ids keep counting, and new snapshots complete
@@ -1179,7 +1179,7 @@ def test_a_pruning_delays_a_trigger_or_a_restore_but_refuses_neither(
         first = lab.started("P1")
         complete(lab, first)
         wait_for(pruning.is_set)
-        service = lab.client.app.state.service  # type: ignore[attr-defined]
+        service = lab.client.app.state.controller.service  # type: ignore[attr-defined]
         registering = threading.Event()
         real_register = service.register
 
@@ -1200,7 +1200,7 @@ def test_a_pruning_delays_a_trigger_or_a_restore_but_refuses_neither(
         release.clear()
         complete(lab, second)  # prunes the first
         wait_for(pruning.is_set)
-        restores = lab.client.app.state.restores  # type: ignore[attr-defined]
+        restores = lab.client.app.state.controller.restores  # type: ignore[attr-defined]
         answers.clear()
         restoring = threading.Thread(
             target=lambda: answers.append(lab.client.post("/v1/snapshots/latest/restore"))

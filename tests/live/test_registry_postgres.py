@@ -221,6 +221,6 @@ def test_the_imported_tests_run_on_postgresql(
 ) -> None:
     # else the tests above would pass on SQLite without saying so
     assert lab.db_url == registry_url
-    assert lab.client.app.state.registry.engine.dialect.name == "postgresql"
+    assert lab.client.app.state.controller.service.registry.engine.dialect.name == "postgresql"
     lab.started()
     assert not (tmp_path / "registry.db").exists()

@@ -64,7 +64,7 @@ def write_part(
     return write_durable(location, f"{SID}.P1.json", data), digest(data)
 
 
-def prepare(uri: str, sha256: str, epoch: int = 1) -> Any:
+def prepare(uri: str, sha256: str, epoch: int = 1, policy: StoragePolicy | None = None) -> Any:
     return run_async(
         prepare_restore(
             SPEC.network(),
@@ -74,6 +74,7 @@ def prepare(uri: str, sha256: str, epoch: int = 1) -> Any:
             part_uri=uri,
             part_sha256=sha256,
             epoch=epoch,
+            policy=policy,
         )
     )
 
@@ -168,18 +169,8 @@ def test_a_part_whose_chunks_lie_outside_the_storage_root_is_refused_unread(
     copied.write_bytes((tmp_path / "elsewhere" / copied.name).read_bytes())
 
     def prepare_under(root: Path) -> Any:
-        policy = StoragePolicy.around(str(root), inside.as_uri() + "/")
-        return run_async(
-            prepare_restore(
-                SPEC.network(),
-                "P1",
-                random.Random(1),
-                snapshot_id=SID,
-                part_uri=copied.as_uri(),
-                part_sha256=sha256,
-                epoch=1,
-                policy=policy,
-            )
+        return prepare(
+            copied.as_uri(), sha256, policy=StoragePolicy.around(str(root), inside.as_uri() + "/")
         )
 
     with pytest.raises(RestoreError) as refused:

@@ -50,7 +50,7 @@ def snapshot_with_chunks(lab: Lab, chunks: dict[str, str], chunk_folder: Path | 
 def pruned(lab: Lab, times: int) -> None:
     """Wait until the controller has pruned ``times`` times (after each completion, in
     the background)."""
-    wait_for(lambda: lab.client.app.state.service.prunings >= times)  # type: ignore[attr-defined]
+    wait_for(lambda: lab.client.app.state.controller.service.prunings >= times)  # type: ignore[attr-defined]
 
 
 def stored(lab: Lab) -> set[str]:
@@ -85,7 +85,7 @@ def test_the_last_n_completed_snapshots_are_kept_with_every_chunk_they_refer_to(
         second = snapshot_with_chunks(lab, {"P1": "a", "P2": "d", "P3": "e"})
         pruned(lab, 2)
         assert registered(lab) == [first, failed, second]  # two completed: nothing goes
-        service = lab.client.app.state.service  # type: ignore[attr-defined]
+        service = lab.client.app.state.controller.service  # type: ignore[attr-defined]
         wait_for(lambda: failed in service.cleanups)  # what the nodes freed, kept ...
         third = snapshot_with_chunks(lab, {"P1": "a", "P2": "d", "P3": "f"})
         pruned(lab, 3)
