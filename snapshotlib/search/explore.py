@@ -396,6 +396,29 @@ class _Search:
                 out.append((index[p], StartSnapshot(p, plan.snapshot_id), k + 1))
         return out
 
+    def can_move(self, node: _Node) -> bool:
+        """Whether :meth:`moves` would find an action, without listing them (asked of
+        every new state; the list is made when the state is expanded)."""
+        sim = node.run
+        if sim.has_pending():
+            return True
+        paused = sim.paused
+        for i, prog in enumerate(self.programs):
+            if node.pcs[i] < len(prog) and self.procs[i] not in paused:
+                return True
+        if not self.plans:
+            return False
+        records = sim.algorithm.snapshot_records()
+        for k, plan in enumerate(self.plans):
+            started = node.plans[k]
+            if plan.initiators == "one" and started:
+                continue
+            rec = records.get(plan.snapshot_id)
+            for p in plan.at:
+                if p not in started and (rec is None or p not in rec.red_from):
+                    return True
+        return False
+
     def persistent(
         self, node: _Node, moves: list[tuple[int, Action, int]]
     ) -> list[tuple[int, Action, int]]:
@@ -633,6 +656,15 @@ class _Search:
         node.sim = replayed[-1][1]
         return node.sim
 
+    def kept(self, node: _Node) -> bool:
+        """Whether ``node``, its turn come, kept its own run (:data:`HELD_RUNS`), which
+        it then no longer holds as a waiting state; the start's run is not its own but
+        :attr:`replayed`'s first."""
+        if node.sim is None or node is self.root:
+            return False
+        self.held -= 1
+        return True
+
     def unheard(self, sim: Simulator, action: Action) -> bool:
         """Whether taking ``action`` in ``sim`` calls nothing of the algorithm (then the
         new state may share the algorithm's instance; see :meth:`Simulator.clone`)."""
@@ -747,13 +779,13 @@ class _Search:
         key = self.key(root)
         seen.add(key if exact else hash(key))
         stats.distinct = 1
-        root_moves = self.moves(root)
-        # a level holds each state with whether it can move: its moves are found again
-        # when its run is rebuilt (a list of them per waiting state weighs more)
-        level = [(root, bool(root_moves))]
+        movable = self.can_move(root)
+        # a level holds each state with whether it can move: its moves are listed when
+        # it is expanded (a list of them per waiting state weighs more)
+        level = [(root, movable)]
         if self.count_runs:
-            stats.runs = 0 if root_moves else 1
-        found = self._check(root, root_moves, key)
+            stats.runs = 0 if movable else 1
+        found = self._check(root, movable, key)
         if found is not None:
             stats.seconds = time.perf_counter() - began
             return found, False
@@ -769,17 +801,13 @@ class _Search:
                             stats.at_bound += 1
                         elif stats.runs is not None:
                             stats.runs += node.runs
-                        if node.sim is not None and node is not root:  # a run it kept
-                            _drop(node.sim)
+                        if self.kept(node):
+                            _drop(node.run)
                             node.sim = None
-                            self.held -= 1
                         continue
                     stats.explored += 1
-                    # a run it kept (HELD_RUNS); the start's is self.replayed's first
-                    own = node.sim is not None and node is not root
-                    if own:
-                        self.held -= 1
-                    else:
+                    own = self.kept(node)
+                    if not own:
                         self.rebuild(node)
                     moves = self.moves(node)
                     stats.enabled += len(moves)
@@ -828,12 +856,12 @@ class _Search:
                             raise KeyboardInterrupt  # stop as Ctrl-C does
                         if child.depth > stats.depth:
                             stats.depth = child.depth
-                        child_moves = self.moves(child)
-                        found = self._check(child, child_moves, key)
+                        movable = self.can_move(child)
+                        found = self._check(child, movable, key)
                         if found is not None:
                             stats.seconds = time.perf_counter() - began
                             return found, False
-                        following.append((child, bool(child_moves)))
+                        following.append((child, movable))
                         if self.held < HELD_RUNS:
                             self.held += 1
                         else:
@@ -854,10 +882,8 @@ class _Search:
         stats.seconds = time.perf_counter() - began
         return None, interrupted
 
-    def _check(
-        self, node: _Node, moves: list[Any], key: Hashable | None = None
-    ) -> Violation | None:
-        quiescent = not moves
+    def _check(self, node: _Node, movable: bool, key: Hashable | None = None) -> Violation | None:
+        quiescent = not movable
         if quiescent:
             self.stats.quiescent += 1
         bad = self.violated(node, quiescent)
