@@ -23,6 +23,8 @@ from snapshotlib.checks import (
     concurrent,
     count_inversions,
     happens_before,
+    lamport_clocks,
+    lamport_order,
     vector_clocks,
 )
 from snapshotlib.colouring import RED, WHITE, colouring, snapshot_state
@@ -102,6 +104,25 @@ def test_concurrent_actions_are_those_ordered_neither_way():
     assert concurrent(clocks, 2, 5)
     assert not concurrent(clocks, 1, 3)
     assert not concurrent(clocks, 3, 3)
+
+
+def test_lamport_clocks_count_one_past_the_larger_of_the_process_and_the_message():
+    times = lamport_clocks(hand_trace().trace, ["a", "b", "c"])
+    # a: 1, 2 (send m1); c: 1; b accepts m1 sent at 2: 3; b's snapshot start and the
+    # marker are left out; b sends m2 at 4; c accepts it: max(1, 4) + 1
+    assert times == [1, 2, 1, 3, None, 4, None, 5]
+
+
+def test_lamport_clocks_with_control_events_count_the_start_and_the_marker():
+    times = lamport_clocks(hand_trace().trace, ["a", "b", "c"], include_control=True)
+    assert times == [1, 2, 1, 3, 4, 5, 5, 6]
+
+
+def test_lamport_order_sorts_by_time_then_by_the_processes_order():
+    trace = hand_trace().trace
+    times = lamport_clocks(trace, ["a", "b", "c"])
+    assert lamport_order(times, trace, ["a", "b", "c"]) == [0, 2, 1, 3, 5, 7]
+    assert lamport_order(times, trace, ["c", "b", "a"]) == [2, 0, 1, 3, 5, 7]
 
 
 def test_happens_before_refuses_actions_without_clocks():

@@ -19,7 +19,14 @@ from hypothesis import strategies as st
 from support import assert_events_agree_with_records, whole
 
 from snapshotlib import Deliver, Internal, Network, Send, Simulator
-from snapshotlib.checks import check_commutation, check_snapshot
+from snapshotlib.checks import (
+    check_commutation,
+    check_snapshot,
+    happens_before,
+    lamport_clocks,
+    lamport_order,
+    vector_clocks,
+)
 from snapshotlib.checks.cut import check_cut
 from snapshotlib.checks.predicates import conservation
 from snapshotlib.colouring import BACKWARDS, IN_TRANSIT, colouring
@@ -94,6 +101,31 @@ def runs(draw: Callable[..., Any], fifo: bool = True, max_actions: int = 120) ->
         tokens=tuple(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))),
         fifo=fifo,
     )
+
+
+# ------------------------------------------------------------------ Lamport clocks
+@settings(PROPERTY, max_examples=100)
+@given(runs(max_actions=60), st.booleans())
+def test_lamport_clocks_keep_the_clock_condition_and_their_order_extends_happens_before(
+    run: Run, control: bool
+) -> None:
+    sim = run.build()
+    procs = sim.network.processes
+    times = lamport_clocks(sim.trace, procs, include_control=control)
+    clocks = vector_clocks(sim.trace, procs, include_control=control)
+    order = lamport_order(times, sim.trace, procs)
+    assert [t is None for t in times] == [c is None for c in clocks]
+    place = {a: k for k, a in enumerate(order)}
+    assert len(place) == sum(t is not None for t in times)  # each timed action once
+    for a in place:
+        for b in place:
+            if happens_before(clocks, a, b):
+                assert times[a] < times[b]  # the clock condition
+                assert place[a] < place[b]  # the total order never contradicts it
+    # (time, process) names each event once: the order is total and every process can
+    # compute it
+    stamps = {(times[a], sim.trace.actions[a].process) for a in place}
+    assert len(stamps) == len(place)
 
 
 # ---------------------------------------------------------------- FIFO: always right

@@ -1,12 +1,18 @@
 """Checks on recorded executions; each returns data (``ok``/``holds``, ``reason``, ``witness``).
 
 A new check goes in the module of its kind (causality, cuts, commutation, lattices of
-cuts, predicates, the true state at a moment) or a module of its own here, standard
-library only; what every reader decides about a run (``snapshotlib run``/``check``,
+cuts, predicates, recovery lines, the true state at a moment) or a module of its own
+here, standard library only; what every reader decides about a run (``snapshotlib run``/``check``,
 sweeps, bulk checks) is :mod:`.verdict`.
 """
 
-from .causality import concurrent, happens_before, vector_clocks
+from .causality import (
+    concurrent,
+    happens_before,
+    lamport_clocks,
+    lamport_order,
+    vector_clocks,
+)
 from .commutation import CommutationResult, Swap, check_commutation, count_inversions
 from .cut import CutResult, check_cut, check_frontier, check_snapshot
 from .lattice import (
@@ -19,6 +25,7 @@ from .lattice import (
     snapshot_cut,
     snapshot_window,
 )
+from .recovery import Rollback, domino_effect, recovery_line, rollback_propagation
 from .verdict import RunVerdict, SnapshotVerdict, run_verdict, snapshot_verdict
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "CutResult",
     "GlobalState",
     "Modality",
+    "Rollback",
     "RunVerdict",
     "SnapshotVerdict",
     "SnapshotWindow",
@@ -38,7 +46,12 @@ __all__ = [
     "concurrent",
     "count_inversions",
     "cut_lattice",
+    "domino_effect",
     "happens_before",
+    "lamport_clocks",
+    "lamport_order",
+    "recovery_line",
+    "rollback_propagation",
     "run_path",
     "run_verdict",
     "snapshot_cut",
