@@ -16,12 +16,19 @@ from tryit_support import (
     try_it_variables,
 )
 
-from snapshotlib.checks import check_snapshot, vector_clocks
+from snapshotlib.checks import (
+    check_snapshot,
+    happens_before,
+    lamport_clocks,
+    vector_clocks,
+)
 from snapshotlib.course import Feedback
 from snapshotlib.course.lesson_01 import (
+    LAMPORT_EVENTS,
     RELATION_PAIRS,
     causal_chain,
     check_inconsistent_frontier,
+    check_lamport_times,
     check_orphan_message,
     check_relations,
     check_slowest_rate,
@@ -30,6 +37,8 @@ from snapshotlib.course.lesson_01 import (
     describe_execution,
     event_index,
     expected_answers,
+    lamport_table,
+    lamport_time,
     offending_messages,
     relation,
     rerun_with_clocks,
@@ -338,6 +347,85 @@ def test_a_cut_without_the_event_is_told_so() -> None:
     assert feedback.message == "c3 is not inside this cut: P3's frontier must be at least 3."
 
 
+# ------------------------------------------------------------------ Lamport clocks
+
+
+def test_lamport_times_by_hand_are_checked_against_the_engine() -> None:
+    feedback = check_lamport_times({"b2": 3, "c3": 5})
+    assert feedback.ok
+    assert "max(L(b1), L(a2)) + 1 = max(1, 2) + 1 = 3" in feedback.message
+    assert "max(L(c2), L(b3)) + 1 = max(2, 4) + 1 = 5" in feedback.message
+
+
+def test_an_honest_answer_written_as_arithmetic_or_a_float_is_right() -> None:
+    assert check_lamport_times({"b2": max(1, 2) + 1, "c3": 5.0}).ok
+    assert check_lamport_times({"c3": 5, "b2": 3, "a1": 1}).ok  # any order, more events
+
+
+@pytest.mark.parametrize(
+    ("answer", "says", "hint"),
+    [
+        ({"b2": 2, "c3": 5}, "b2: 2 is its place on P2 (its 2nd event)", "what the sender knew"),
+        ({"b2": 3, "c3": 4}, "c3: 4 is one short", "then add one"),
+        ({"b2": 3, "c3": 9}, "c3: 9 is not its Lamport time", "one more than the larger"),
+        ({"b2": (2, 2, 0), "c3": 5}, "looks like a vector clock", "one more than"),
+        ({"b2": 3, "c3": "5"}, "'5' is not a whole number", "one more than"),
+        ({"b2": 3, "c3": 5.5}, "5.5 is not a whole number", "one more than"),
+        ({"b2": True, "c3": 5}, "True is not a whole number", "one more than"),
+    ],
+)
+def test_a_wrong_lamport_time_gets_a_hint_and_the_working_folded(
+    answer: dict[str, Any], says: str, hint: str
+) -> None:
+    feedback = check_lamport_times(answer)
+    assert not feedback.ok and says in feedback.message and hint in feedback.hint
+    assert feedback.answer is not None and "= 3 (b2 receives a2)" in feedback.answer
+    assert "= 3" not in feedback.message and "= 5" not in feedback.message
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        (None, "No answer yet"),
+        ({"b2": None, "c3": None}, "No answer yet"),
+        ({"c3": 5}, "b2 has no answer yet"),
+        ({"b2": 3, "x9": 1}, "no event called 'x9'"),
+        ("b2=3", "not a dict of event names to times"),
+    ],
+)
+def test_a_missing_or_malformed_lamport_answer_is_explained(answer: Any, says: str) -> None:
+    feedback = check_lamport_times(answer)
+    assert not feedback.ok and says in feedback.message
+    assert not feedback.answer  # nothing tried yet: nothing revealed
+
+
+def test_the_lessons_lamport_claims_hold_on_its_run(lesson: dict[str, Any]) -> None:
+    """What the lesson's text says of Lamport times, checked on the small run."""
+    sim = small_execution()
+    text = "\n".join(shown(c) for c in lesson["cells"]).replace("\n", " ")
+    times = {
+        sim.trace.action_name(i): t
+        for i, t in enumerate(lamport_clocks(sim.trace, sim.network.processes))
+        if t is not None
+    }
+    assert "a1 and a2 are 1 and 2 on P1, c1 and c2 are 1 and 2 on P3" in text
+    assert (times["a1"], times["a2"], times["c1"], times["c2"]) == (1, 2, 1, 2)
+    assert "max(L(a2), L(c2)) + 1 = max(2, 2) + 1 = 3" in text
+    assert lamport_time(sim, "a3")[1].startswith(
+        "L(a3) = max(L(a2), L(c2)) + 1 = max(2, 2) + 1 = 3"
+    )
+    assert "L(b1) = 1 is smaller than L(a2) = 2, yet b1 and a2 are concurrent" in text
+    assert times["b1"] == 1 and times["a2"] == 2 and relation(sim, "b1", "a2") == "concurrent"
+    # the clock condition and the total order, on every pair of the run
+    clocks = vector_clocks(sim.trace, sim.network.processes)
+    order = lamport_table(sim).splitlines()[-1].removeprefix("total order: ").split()
+    for x in times:
+        for y in times:
+            if happens_before(clocks, event_index(sim, x), event_index(sim, y)):
+                assert times[x] < times[y] and order.index(x) < order.index(y)
+    assert set(LAMPORT_EVENTS) <= set(times)
+
+
 # ------------------------------------------------------------- the stored lesson
 
 NOTEBOOK = "01_global_state"
@@ -365,6 +453,8 @@ def telltales() -> dict[str, list[str]]:
             re.escape(str(tuple(smallest.values()))),
             re.escape(str(smallest)),
         ],
+        "lamport": [rf"\b{name}\b \D{{0,3}}{time}\b" for name, time in answers["lamport"].items()]
+        + [rf"L\({name}\) = [^.;]*= {time}\b" for name, time in answers["lamport"].items()],
     }
 
 
@@ -381,6 +471,7 @@ def test_every_try_it_of_the_lesson_has_an_expected_answer_that_its_check_accept
     assert check_relations(answers["relations"]).ok
     assert check_inconsistent_frontier(answers["broken"], "c2").ok
     assert check_smallest_cut("c3", answers["smallest"]).ok
+    assert check_lamport_times(answers["lamport"]).ok
 
 
 @pytest.mark.parametrize("variable", list(telltales()))
@@ -405,6 +496,7 @@ def test_the_telltales_would_catch_the_answer_where_it_is_revealed(
         "relations": Feedback(True, "a1 → c3 and a3 || b3"),  # as the lesson once printed
         "broken": check_inconsistent_frontier(answers["broken"], "c2"),
         "smallest": check_smallest_cut("c3", answers["smallest"]),
+        "lamport": check_lamport_times(answers["lamport"]),
     }
     whole = "\n".join(shown(c) for c in lesson["cells"])
     for variable, patterns in telltales().items():

@@ -55,7 +55,12 @@ _WIDGET_HEIGHT = 430
 _FIGURE_HEIGHT = 450
 #: an answer cell: ``name = None  # what to write`` (or ``...``), where a learner answers;
 #: beside it only imports of what an answer may name, and given values
-_BLANK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]* = (None|\.\.\.)\s*(#.*)?$")
+#: ``name = None`` or ``...``, or a dict of blanks on one line (``{"b2": None, ...}``)
+_BLANK = re.compile(
+    r"^[A-Za-z_][A-Za-z0-9_]* = "
+    r"(None|\.\.\.|\{\s*(\"[^\"]*\"|'[^']*')\s*:\s*(None|\.\.\.)"
+    r"(\s*,\s*(\"[^\"]*\"|'[^']*')\s*:\s*(None|\.\.\.))*\s*,?\s*\})\s*(#.*)?$"
+)
 _GIVEN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]* = .+|from [\w.]+ import [\w, ]+|import [\w.]+)$")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .text import (
     CONSISTENT,
+    LAMPORT_EVENTS,
     RELATION_PAIRS,
     RELATIONS,
     SCENARIOS,
@@ -27,6 +28,8 @@ from .text import (
     clock_timeline,
     describe_execution,
     event_index,
+    lamport_table,
+    lamport_time,
     offending_messages,
     relation,
     rerun_with_clocks,
@@ -34,16 +37,23 @@ from .text import (
     small_execution,
 )
 from .tryit_cuts import check_inconsistent_frontier, check_smallest_cut, expected_answers
-from .tryit_order import check_orphan_message, check_relations, check_slowest_rate
+from .tryit_order import (
+    check_lamport_times,
+    check_orphan_message,
+    check_relations,
+    check_slowest_rate,
+)
 
 __all__ = [
     "CONSISTENT",
+    "LAMPORT_EVENTS",
     "RELATIONS",
     "RELATION_PAIRS",
     "SCENARIOS",
     "SMALL_EXECUTION",
     "causal_chain",
     "check_inconsistent_frontier",
+    "check_lamport_times",
     "check_orphan_message",
     "check_relations",
     "check_slowest_rate",
@@ -52,6 +62,8 @@ __all__ = [
     "describe_execution",
     "event_index",
     "expected_answers",
+    "lamport_table",
+    "lamport_time",
     "offending_messages",
     "relation",
     "rerun_with_clocks",

@@ -16,9 +16,11 @@ from ...trace import APP
 from ..feedback import Feedback, is_blank, no_answer_yet
 from .text import (
     CONSISTENT,
+    LAMPORT_EVENTS,
     RELATION_PAIRS,
     SCENARIOS,
     event_index,
+    lamport_time,
     offending_messages,
     relation,
     slowest_rate,
@@ -232,4 +234,5 @@ def expected_answers() -> dict[str, Any]:
         "relations": {pair: relation(sim, *pair) for pair in RELATION_PAIRS},
         "broken": _breaking_frontier(sim, _message_named(sim, "c2")),
         "smallest": dict(zip(sim.network.processes, vc, strict=True)),
+        "lamport": {name: lamport_time(sim, name)[0] for name in LAMPORT_EVENTS},
     }

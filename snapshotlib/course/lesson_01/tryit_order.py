@@ -1,10 +1,11 @@
 """Lesson 01 try-its on order: the orphan message of a clock snapshot, happens-before
-between events, the slowest clock rate that stays consistent.
+between events, the slowest clock rate that stays consistent, Lamport times by hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from numbers import Real
 from typing import Any
 
 from ...checks.cut import check_snapshot
@@ -13,9 +14,12 @@ from ...simulator import Simulator
 from ...trace import APP
 from ..feedback import Feedback, is_blank, no_answer_yet
 from .text import (
+    LAMPORT_EVENTS,
     RELATIONS,
     causal_chain,
     consistent_at,
+    event_index,
+    lamport_time,
     relation,
     rerun_with_clocks,
     slowest_rate,
@@ -210,3 +214,80 @@ def _explain(sim: Simulator, x: str, y: str, truth: str) -> str:
     first, second = (x, y) if truth == "before" else (y, x)
     chain = causal_chain(sim, first, second) or [first, second]
     return f"{first} happens before {second}: {' → '.join(chain)}."
+
+
+def check_lamport_times(
+    answers: Any, sim: Simulator | None = None, events: Sequence[str] = LAMPORT_EVENTS
+) -> Feedback:
+    """Check Lamport times worked out by hand, ``{event: time}``, on the small execution:
+    those of ``events``, and of any other event the answer gives. A time may be written
+    as any whole number (``3`` or ``3.0``).
+
+    >>> print(check_lamport_times({"b2": 3, "c3": 5}))  # doctest: +ELLIPSIS
+    ✓ Both right. L(b2) = max(L(b1), L(a2)) + 1 = max(1, 2) + 1 = 3 (b2 receives a2); ...
+    >>> print(check_lamport_times({"b2": 2, "c3": 5}))  # doctest: +ELLIPSIS
+    ✗ b2: 2 is its place on P2 (its 2nd event), not its Lamport time. Hint: ...
+    """
+    sim = sim or small_execution()
+    how = (
+        "An event's time is one more than the larger of the time of the event before it "
+        "on its process and, for a receive, the time at which its message was sent."
+    )
+    if not isinstance(answers, Mapping) or not answers:
+        if is_blank(answers) or isinstance(answers, Mapping):
+            return no_answer_yet(hint='Give a dict {event: time}, e.g. {"b2": 1}. ' + how)
+        return Feedback(
+            False, f"{answers!r} is not a dict of event names to times.", 'E.g. {"b2": 1}.'
+        )
+    asked = list(dict.fromkeys([*events, *answers]))
+    try:
+        truths = {name: lamport_time(sim, name) for name in asked}
+    except (ValueError, TypeError) as e:
+        return Feedback(False, str(e))
+    if all(is_blank(a) for a in answers.values()):
+        return no_answer_yet(hint=how)
+    reveal = "\n".join(why for _, why in truths.values())
+    notes = "; ".join(why for _, why in truths.values())
+    for name in asked:
+        answer: Any = answers.get(name)
+        time, _ = truths[name]
+        if is_blank(answer):
+            return Feedback(False, f"{name} has no answer yet.", how)
+        if isinstance(answer, tuple | list):
+            return Feedback(
+                False,
+                f"{name}: {answer!r} looks like a vector clock; a Lamport time is one number.",
+                how,
+                reveal,
+            )
+        whole = isinstance(answer, Real) and not isinstance(answer, bool)
+        if not whole or not float(answer).is_integer():
+            return Feedback(False, f"{name}: {answer!r} is not a whole number.", how, reveal)
+        answer = int(answer)
+        if answer == time:
+            continue
+        trace = sim.trace
+        i = event_index(sim, name)
+        place = trace.process_actions(trace.actions[i].process).index(i) + 1
+        if answer == place and place != time:
+            message = (
+                f"{name}: {answer} is its place on {trace.actions[i].process} (its "
+                f"{_ordinal(place)} event), not its Lamport time."
+            )
+            hint = "A receive also counts what the sender knew when it sent. " + how
+        elif answer == time - 1:
+            message = f"{name}: {answer} is one short."
+            hint = "Take the larger of the two times, then add one for the event itself."
+        else:
+            message = f"{name}: {answer} is not its Lamport time."
+            hint = how
+        return Feedback(False, message, hint, reveal)
+    word = "Both" if len(asked) == 2 else f"All {len(asked)}"
+    return Feedback(True, f"{word} right. {notes}.")
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th ... 21st."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
