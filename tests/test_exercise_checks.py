@@ -171,6 +171,59 @@ def test_a_refusal_shows_in_the_check_as_in_the_grade(
     assert got["scores"]["q1"].score == 0.0
 
 
+#: exercise 14 answered as a learner writes it: events taken process by process and put
+#: back in the run's order, helper names, float arithmetic; the pair found with vector
+#: clocks and checked by hand
+HONEST_LAMPORT = (
+    "def lamport_times(trace):\n"
+    "    processes = {a.process for a in trace.actions}\n"
+    "    events = sorted(i for p in processes for i in trace.process_actions(p))\n"
+    "    last = {p: 0.0 for p in processes}\n"
+    "    stamp = {}\n"
+    "    for i in events:\n"
+    "        a = trace.actions[i]\n"
+    "        t = last[a.process] + 1\n"
+    "        if a.kind == 'receive':\n"
+    "            t = max(t, stamp[trace.messages[a.message].sent_by] + 1)\n"
+    "        last[a.process] = stamp[i] = t\n"
+    "    return {trace.action_name(i): t for i, t in stamp.items()}\n"
+    "\n"
+    "mine = lamport_times(trace)\n"
+    "assert mine[trace.action_name(trace.process_actions('P1')[0])] >= 1  # a self-check\n"
+)
+HONEST_MISLEADING = (
+    "from snapshotlib.checks import concurrent, vector_clocks\n"
+    "vc = vector_clocks(trace, sim.network.processes)\n"
+    "names = {trace.action_name(i): i for i, _ in trace.app_actions()}\n"
+    "pairs = [(x, y) for x in names for y in names\n"
+    "         if mine[x] < mine[y] and concurrent(vc, names[x], names[y])]\n"
+    "misleading = pairs[0]\n"
+)
+
+
+def test_honest_lamport_clocks_keep_every_mark_and_a_delegating_one_is_refused(
+    built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    ex14 = built_exercises["14_lamport_clocks"]
+    answers = {"def lamport_times": HONEST_LAMPORT, "misleading": HONEST_MISLEADING}
+    (tmp_path / "honest").mkdir()
+    got = agree("14_lamport_clocks", ex14, answers, tmp_path / "honest")
+    assert got["checked"]["q1"]["verdict"] == "passed"
+    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 5.0, "q2": 3.0}
+    delegating = (
+        "from snapshotlib.checks import lamport_clocks\n\n"
+        "def lamport_times(trace):\n"
+        "    times = lamport_clocks(trace, sorted({a.process for a in trace.actions}))\n"
+        "    return {trace.action_name(i): t for i, t in enumerate(times) if t}\n"
+    )
+    (tmp_path / "delegating").mkdir()
+    got = agree(
+        "14_lamport_clocks", ex14, {"def lamport_times": delegating}, tmp_path / "delegating"
+    )
+    assert got["checked"]["q1"]["verdict"] == "refused"
+    assert got["scores"]["q1"].score == 0.0
+
+
 def test_wrong_values_checked_only_for_form_are_never_called_passed(
     built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:

@@ -1,0 +1,120 @@
+"""Exercise 14, *Lamport clocks*: each learner's run, and the Lamport times the tests
+compare answers with.
+
+Question 1 asks for ``lamport_times(trace)``: every event's Lamport time, by its name.
+Question 2 asks for a pair of events of the learner's run whose Lamport times are
+ordered although neither happens before the other. The question refuses the engine's
+Lamport clocks, so the truths are computed by the grader, outside the sandbox
+(:func:`~.precomputed.precomputed`): :func:`truth` for the learner's run,
+:func:`random_truth` for the random runs of the hidden tests (:func:`random_run`).
+
+>>> sim = execution(7)
+>>> sorted(truth(7)) == sorted(sim.trace.action_name(i) for i, _ in sim.trace.app_actions())
+True
+>>> all(times[x] < times[y] for times in [truth(7)] for x, y in misleading_pairs(7))
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+from ...checks.causality import concurrent, lamport_clocks, vector_clocks
+from ...formats.record import recorded_scenario
+from ...formats.scenario import parse_scenario, run_scenario
+from ...simulator import Simulator
+from ...workloads import max_extra_edges, random_execution, random_strongly_connected
+from ..lesson_01 import describe_execution
+from .ex01 import random_named_run
+from .precomputed import precomputed, precomputed_for
+
+NAME = "14_lamport_clocks"
+VARIANT = True
+REFUSE: dict[str, tuple[str, ...]] = {
+    "lamport_times": (
+        "snapshotlib.checks.causality:lamport_clocks",
+        "snapshotlib.checks.causality:lamport_order",
+        "snapshotlib.course.lesson_01.text:lamport_time",
+        "snapshotlib.course.lesson_01.text:lamport_table",
+    ),
+}
+
+#: the random runs of the hidden tests: seeds, and their size
+RANDOM_SEEDS = tuple(range(30))
+
+
+def _times(sim: Simulator) -> dict[str, int]:
+    trace = sim.trace
+    times = lamport_clocks(trace, sim.network.processes)
+    return {trace.action_name(i): t for i, t in enumerate(times) if t is not None}
+
+
+def _misleading(sim: Simulator) -> list[list[str]]:
+    """Every pair (x, y) of events with L(x) < L(y) that are concurrent."""
+    trace = sim.trace
+    times = lamport_clocks(trace, sim.network.processes)
+    clocks = vector_clocks(trace, sim.network.processes)
+    events = [i for i, t in enumerate(times) if t is not None]
+    return [
+        [trace.action_name(i), trace.action_name(j)]
+        for i, j in itertools.permutations(events, 2)
+        if times[i] < times[j] and concurrent(clocks, i, j)  # type: ignore[operator]
+    ]
+
+
+@precomputed
+def _made(variant: int) -> dict[str, Any]:
+    """The learner's run (as the scenario that replays it), its Lamport times and its
+    misleading pairs: made with the engine's clocks, so the grader makes them outside the
+    sandbox."""
+    for attempt in itertools.count():
+        sim = random_named_run(random.Random(f"{NAME}/{variant}/{attempt}"))
+        received = sum(1 for m in sim.trace.received_by if m >= 0)
+        pairs = _misleading(sim)
+        if received >= 4 and pairs:
+            return {
+                "run": recorded_scenario(sim, f"exercise 14, variant {variant}"),
+                "times": _times(sim),
+                "misleading": pairs,
+            }
+    raise AssertionError("unreachable")
+
+
+def execution(variant: int) -> Simulator:
+    """The learner's run: three or four processes, events named as in lesson 01."""
+    return run_scenario(parse_scenario(_made(variant)["run"]))
+
+
+def describe(variant: int) -> str:
+    """The learner's run in words, one line per process."""
+    return describe_execution(execution(variant))
+
+
+def truth(variant: int) -> dict[str, int]:
+    """Every event of the learner's run with its Lamport time, by name."""
+    times: dict[str, int] = _made(variant)["times"]
+    return times
+
+
+def misleading_pairs(variant: int) -> list[tuple[str, str]]:
+    """The pairs of events of the learner's run whose Lamport times are ordered although
+    they are concurrent: the right answers to question 2."""
+    return [(x, y) for x, y in _made(variant)["misleading"]]
+
+
+def random_run(seed: int) -> Simulator:
+    """A random run of the hidden tests: two to five processes, markers of a snapshot
+    among the events (which are not events of the application: no Lamport time)."""
+    n = 2 + seed % 4
+    net = random_strongly_connected(
+        n, extra_edges=min(seed % 3, max_extra_edges(n)), seed=seed, fifo=seed % 2 == 0
+    )
+    return random_execution(net, seed=500 + seed, n_actions=40, snapshots=1)
+
+
+@precomputed_for(lambda variant: [(seed,) for seed in RANDOM_SEEDS])
+def random_truth(seed: int) -> dict[str, int]:
+    """The Lamport time of every application event of :func:`random_run` ``(seed)``."""
+    return _times(random_run(seed))
