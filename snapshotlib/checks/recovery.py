@@ -1,0 +1,98 @@
+"""Rollback recovery: the recovery line of a run's checkpoints, and the domino effect.
+
+A process saves checkpoints as it runs; after a failure every process rolls back to
+one of its own. A checkpoint is named by how many of its process's events it holds
+(``0``: the initial state, always there). One checkpoint per process is a cut, and the
+processes may restart from it only if it is consistent: no message received inside it
+was sent outside it (an *orphan*: the receiver would remember a message its sender
+never sent). The **recovery line** is the latest consistent cut made of checkpoints.
+
+Consistent cuts are closed under taking, process by process, the later of two (lesson
+01's lattice), so among the consistent cuts of checkpoints there is one that holds every
+other: the recovery line is unique. :func:`recovery_line` finds it by rollback
+propagation, as a recovering system does: start from every process's latest checkpoint
+and, while an orphan remains, roll its receiver back to its latest checkpoint before
+the receive. Checkpoints taken each on its own, with no coordination, can roll every
+process back to its start: the **domino effect** (Randell 1975; Elnozahy et al. 2002).
+A coordinated checkpoint, such as a Chandy–Lamport snapshot, is consistent by
+construction, so it is a recovery line by itself.
+
+>>> from snapshotlib.course.lesson_01 import small_execution
+>>> trace = small_execution().trace
+>>> recovery_line(trace, {"P1": [2, 3], "P2": [1], "P3": [1]})  # a3 receives c2: P1 to 2
+{'P1': 2, 'P2': 1, 'P3': 1}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..trace import Trace
+from .cut import check_frontier
+
+
+@dataclass(frozen=True)
+class Rollback:
+    """One step of rollback propagation: ``process`` goes back to ``to`` events because
+    it received message ``message`` (by name) that its sender had not sent by its own
+    checkpoint."""
+
+    process: str
+    to: int
+    message: str
+
+
+def checkpoint_sets(
+    trace: Trace, checkpoints: Mapping[str, Sequence[int]]
+) -> dict[str, tuple[int, ...]]:
+    """Each process's checkpoints in order, the initial state (0) included, checked
+    against the run: :class:`ValueError` names a process the run does not have or a
+    checkpoint that is not a whole number from 0 to that process's number of events."""
+    processes = {a.process for a in trace.actions}
+    out: dict[str, tuple[int, ...]] = {}
+    for p, marks in checkpoints.items():
+        if p not in processes:
+            raise ValueError(f"checkpoints of {p!r}: the run has no such process")
+        events = len(trace.process_actions(p))
+        for k in marks:
+            if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= events:
+                raise ValueError(
+                    f"checkpoints of {p}: {k!r} is not a number of events from 0 to {events}"
+                )
+        out[p] = tuple(sorted({0, *marks}))
+    for p in sorted(processes - set(out)):
+        out[p] = (0,)
+    return out
+
+
+def rollback_propagation(
+    trace: Trace, checkpoints: Mapping[str, Sequence[int]]
+) -> tuple[dict[str, int], list[Rollback]]:
+    """The recovery line and the rollbacks that lead to it from the latest checkpoints,
+    in the order a recovering system takes them."""
+    marks = checkpoint_sets(trace, checkpoints)
+    line = {p: m[-1] for p, m in marks.items()}
+    steps: list[Rollback] = []
+    while not (verdict := check_frontier(trace, line)).ok:
+        assert verdict.witness is not None
+        receive = trace.received_by[verdict.witness]
+        p = trace.actions[receive].process
+        before = trace.process_actions(p).index(receive)
+        line[p] = max(k for k in marks[p] if k <= before)
+        steps.append(Rollback(p, line[p], trace.message_name(verdict.witness)))
+    return line, steps
+
+
+def recovery_line(trace: Trace, checkpoints: Mapping[str, Sequence[int]]) -> dict[str, int]:
+    """The latest consistent cut made of the given checkpoints (per process, numbers of
+    its events; every process also has its initial state, 0); see the module docstring."""
+    return rollback_propagation(trace, checkpoints)[0]
+
+
+def domino_effect(trace: Trace, checkpoints: Mapping[str, Sequence[int]]) -> bool:
+    """Whether the checkpoints roll every process back to its initial state although
+    some process saved a later checkpoint."""
+    marks = checkpoint_sets(trace, checkpoints)
+    line = recovery_line(trace, checkpoints)
+    return all(k == 0 for k in line.values()) and any(m[-1] > 0 for m in marks.values())

@@ -1,0 +1,116 @@
+"""The recovery line of a run's checkpoints: the latest consistent cut made of them,
+found by rollback propagation; checked against every combination of checkpoints."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import PROPERTY, Run, runs
+
+from snapshotlib import Network, Send, Simulator
+from snapshotlib.checks import (
+    check_frontier,
+    domino_effect,
+    recovery_line,
+    rollback_propagation,
+)
+from snapshotlib.trace import Trace
+
+
+def brute_force(trace: Trace, checkpoints: dict[str, list[int]]) -> dict[str, int]:
+    """Every choice of one checkpoint per process; of the consistent ones, the one that
+    holds each of the others (which must exist)."""
+    procs = sorted(checkpoints)
+    choices = [sorted({0, *checkpoints[p]}) for p in procs]
+    consistent = [
+        dict(zip(procs, combo, strict=True))
+        for combo in itertools.product(*choices)
+        if check_frontier(trace, dict(zip(procs, combo, strict=True))).ok
+    ]
+    top = {p: max(c[p] for c in consistent) for p in procs}
+    assert top in consistent  # consistent cuts are closed under the later of two
+    return top
+
+
+@PROPERTY
+@given(runs(max_actions=50), st.integers(0, 2**32 - 1))
+def test_rollback_propagation_finds_the_latest_consistent_cut_of_checkpoints(
+    run: Run, seed: int
+) -> None:
+    sim = run.build()
+    trace = sim.trace
+    rng = random.Random(seed)
+    checkpoints = {}
+    for p in sim.network.processes:
+        events = len(trace.process_actions(p))
+        checkpoints[p] = sorted(rng.sample(range(events + 1), min(events + 1, rng.randint(0, 3))))
+    line, steps = rollback_propagation(trace, checkpoints)
+    assert line == brute_force(trace, checkpoints)
+    assert check_frontier(trace, line).ok
+    # each rollback undoes one orphan and only ever goes back
+    assert len(steps) == len({(s.process, s.to) for s in steps})
+
+
+@PROPERTY
+@given(runs())
+def test_a_chandy_lamport_snapshot_is_a_recovery_line_by_itself(run: Run) -> None:
+    sim = run.build()
+    trace = sim.trace
+    ends = {p: len(trace.process_actions(p)) for p in sim.network.processes}
+    for sid in sim.snapshot_ids():
+        red_from = sim.red_from(sid)
+        cut = {p: sum(1 for i in trace.process_actions(p) if i < red_from[p]) for p in ends}
+        assert recovery_line(trace, {p: [cut[p]] for p in ends}) == cut
+        # with each process's last event checkpointed too, the line is no earlier
+        line = recovery_line(trace, {p: [cut[p], ends[p]] for p in ends})
+        assert all(line[p] >= cut[p] for p in ends)
+
+
+def ping_pong(rounds: int) -> Simulator:
+    """P1 and P2 send each other one message after another: P1's events are send,
+    receive, send, receive...; P2's receive, send, receive, send..."""
+    sim = Simulator(Network(["P1", "P2"]))
+    for _ in range(rounds):
+        sim.step(Send("P1", "P2"))
+        sim.run()
+        sim.step(Send("P2", "P1"))
+        sim.run()
+    return sim
+
+
+def test_uncoordinated_checkpoints_can_roll_everything_back_to_the_start() -> None:
+    trace = ping_pong(3).trace
+    # each process checkpoints after every receive: each checkpoint remembers a message
+    # the other sent after its own last checkpoint, so each rollback forces the next
+    p1, p2 = [2, 4, 6], [1, 3, 5]
+    line, steps = rollback_propagation(trace, {"P1": p1, "P2": p2})
+    assert line == {"P1": 0, "P2": 0}
+    assert domino_effect(trace, {"P1": p1, "P2": p2})
+    assert [s.process for s in steps] == ["P1", "P2"] * 3
+    assert [s.to for s in steps] == [4, 3, 2, 1, 0, 0]
+    # a checkpoint of P1 right after its first send stops the dominoes there
+    assert recovery_line(trace, {"P1": [1, *p1], "P2": p2}) == {"P1": 1, "P2": 1}
+    assert not domino_effect(trace, {"P1": [1, *p1], "P2": p2})
+    # no checkpoint at all is no domino effect: there was nothing to lose
+    assert not domino_effect(trace, {})
+
+
+@pytest.mark.parametrize(
+    ("checkpoints", "says"),
+    [
+        ({"P9": [1]}, "checkpoints of 'P9': the run has no such process"),
+        ({"P1": [99]}, "checkpoints of P1: 99 is not a number of events from 0 to"),
+        ({"P1": [-1]}, "-1 is not a number of events"),
+        ({"P1": [1.5]}, "1.5 is not a number of events"),
+        ({"P1": [True]}, "True is not a number of events"),
+    ],
+)
+def test_checkpoints_the_run_cannot_have_are_refused(checkpoints: Any, says: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(says)):
+        recovery_line(ping_pong(1).trace, checkpoints)
