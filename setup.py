@@ -1,8 +1,9 @@
-"""The wheel carries the learner's course (lessons, glossary, errata, exercises in learner
-form, the JupyterLab settings) inside the package, as ``snapshotlib/_course``, so that
-``snapshotlib course init`` can copy it out of an installed package. In the repository
-they stay where staff edit them (notebooks/, exercises/, jupyter/); solutions/ is never
-copied. Everything else is declared in pyproject.toml.
+"""The wheel carries the learner's course (lessons, glossary, errata, reading list,
+exercises in learner form, the JupyterLab settings) inside the package, as
+``snapshotlib/_course``, so that ``snapshotlib course init`` can copy it out of an
+installed package. In the repository they stay where staff edit them (notebooks/,
+exercises/, jupyter/); solutions/ is never copied. Everything else is declared in
+pyproject.toml.
 """
 
 import shutil

@@ -34,7 +34,7 @@ LESSONS = [
     "10_live_lab_under_failure",
 ]
 #: pages every lesson may link to; not lessons (no number, no try-it)
-REFERENCE = ["errata", "glossary"]
+REFERENCE = ["errata", "glossary", "reading"]
 #: lessons whose summary links the glossary and the errata
 LINKED = ["05a_fifo_matters", "05b_without_fifo", "07a_barrier_snapshots",
           "07b_measuring_tradeoffs", "08_failures_and_recovery", "09_cost_at_scale",
@@ -183,6 +183,23 @@ def test_a_lessons_summary_links_the_glossary_and_the_errata(name: str) -> None:
     text = "\n".join(sources(load(name), "markdown"))
     summary = text.split("## Summary", 1)[1]
     assert "(glossary.ipynb)" in summary and "(errata.ipynb)" in summary
+
+
+def test_the_reading_list_gives_every_lesson_readings_and_questions() -> None:
+    text = "\n".join(sources(load("reading"), "markdown"))
+    papers, lessons = text.split("## Lesson by lesson", 1)
+    full = re.findall(r"\*\*(.+?) \((\d{4})\)\*\*", papers, re.S)
+    sections = re.split(r"\n### ", lessons)[1:]
+    linked = [stem for s in sections for _, stem in re.findall(r"\[([^]]+)\]\(([^)]+)\.ipynb\)", s)]
+    assert sorted(linked) == sorted(n for n in LESSONS if not n.startswith("00"))
+    for section in sections:
+        assert "Read " in section and section.count("\n* ") >= 1, section[:60]
+        assert "?" in section, section[:60]  # questions to read by
+        # every text a section sends the reader to is one the list names in full
+        cited = re.findall(r"\b([A-Z][a-zé]+)(?: and [A-Z]\w+| et al\.)? \((\d{4})\)", section)
+        assert cited, section[:60]
+        for surname, year in cited:
+            assert any(surname in names and year == y for names, y in full), (surname, year)
 
 
 def test_every_erratum_names_the_lesson_file_and_links_the_section() -> None:

@@ -1,8 +1,8 @@
 """Where the course's files are: in a source checkout, its folders; in an installed
 wheel, the copy the build put inside the package (``snapshotlib/_course``).
 
-Learner material only ever ships in the wheel: lessons, glossary, errata, exercises in
-learner form, example scenarios and sweeps, the JupyterLab settings. Solutions and
+Learner material only ever ships in the wheel: lessons, glossary, errata, reading list,
+exercises in learner form, example scenarios and sweeps, the JupyterLab settings. Solutions and
 hidden tests exist only in the staff's checkout (``solutions/``).
 """
 
@@ -26,7 +26,7 @@ class MaterialError(RuntimeError):
 class Material:
     """The folders of one copy of the course."""
 
-    notebooks: Path  # lessons, glossary, errata
+    notebooks: Path  # lessons, glossary, errata, reading list
     exercises: Path  # learner form
     jupyter: Path  # overrides.json: the course's JupyterLab settings
     checkout: Path | None  # the staff's source checkout, if this is one

@@ -76,8 +76,8 @@ def _material() -> Material:
 
 
 def init(dest: Path) -> list[Path]:
-    """A learner's own copy of the course in ``dest``: lessons, glossary, errata,
-    exercises, example scenarios and sweeps, and a README."""
+    """A learner's own copy of the course in ``dest``: lessons, glossary, errata, reading
+    list, exercises, example scenarios and sweeps, and a README."""
     return _write(dest, _material().learner_files(), {"README.md": LEARNER_README})
 
 
