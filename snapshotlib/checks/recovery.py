@@ -93,6 +93,6 @@ def recovery_line(trace: Trace, checkpoints: Mapping[str, Sequence[int]]) -> dic
 def domino_effect(trace: Trace, checkpoints: Mapping[str, Sequence[int]]) -> bool:
     """Whether the checkpoints roll every process back to its initial state although
     some process saved a later checkpoint."""
-    marks = checkpoint_sets(trace, checkpoints)
-    line = recovery_line(trace, checkpoints)
-    return all(k == 0 for k in line.values()) and any(m[-1] > 0 for m in marks.values())
+    line = recovery_line(trace, checkpoints)  # checks the checkpoints too
+    saved = any(k > 0 for marks in checkpoints.values() for k in marks)
+    return saved and all(k == 0 for k in line.values())

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -384,7 +384,12 @@ class _Search:
             pc = node.pcs[i]
             if pc < len(prog) and self.procs[i] not in sim.paused:
                 out.append((i, prog[pc], 0))
-        records = sim.algorithm.snapshot_records()
+        out.extend(self.starts(node))
+        return out
+
+    def starts(self, node: _Node) -> Iterator[tuple[int, Action, int]]:
+        """The snapshot starts the plans still allow (``moves``' last part), lazily."""
+        records = node.run.algorithm.snapshot_records()
         for k, plan in enumerate(self.plans):
             started = node.plans[k]
             if plan.initiators == "one" and started:
@@ -393,8 +398,7 @@ class _Search:
             for p in plan.at:
                 if p in started or (rec is not None and p in rec.red_from):
                     continue
-                out.append((index[p], StartSnapshot(p, plan.snapshot_id), k + 1))
-        return out
+                yield (self.index[p], StartSnapshot(p, plan.snapshot_id), k + 1)
 
     def can_move(self, node: _Node) -> bool:
         """Whether :meth:`moves` would find an action, without listing them (asked of
@@ -406,18 +410,7 @@ class _Search:
         for i, prog in enumerate(self.programs):
             if node.pcs[i] < len(prog) and self.procs[i] not in paused:
                 return True
-        if not self.plans:
-            return False
-        records = sim.algorithm.snapshot_records()
-        for k, plan in enumerate(self.plans):
-            started = node.plans[k]
-            if plan.initiators == "one" and started:
-                continue
-            rec = records.get(plan.snapshot_id)
-            for p in plan.at:
-                if p not in started and (rec is None or p not in rec.red_from):
-                    return True
-        return False
+        return any(True for _ in self.starts(node))
 
     def persistent(
         self, node: _Node, moves: list[tuple[int, Action, int]]
