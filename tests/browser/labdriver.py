@@ -36,6 +36,7 @@ import importlib.util
 import json
 import os
 import re
+import time
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -131,14 +132,6 @@ def write_notebook(path: Path, cells: Sequence[str]) -> Path:
 
 
 # The JupyterLab application object, exposed by --LabApp.expose_app_in_browser.
-_KERNEL_IDLE_JS = """() => {
-    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    const ctx = panel && panel.sessionContext;
-    const kernel = ctx && ctx.session && ctx.session.kernel;
-    return Boolean(panel && panel.content && ctx.isReady && kernel
-                   && kernel.connectionStatus === 'connected' && kernel.status === 'idle');
-}"""
-
 _NO_BUSY_PROMPT_JS = """() => ![...document.querySelectorAll(
     '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt')]
     .some(p => p.textContent.includes('*'))"""
@@ -169,9 +162,53 @@ def open_notebook(
     wait_kernel_idle(page, timeout=timeout)
 
 
+# "ready" without a kernel is what JupyterLab's status bar shows as "No Kernel"
+_KERNEL_STATE_JS = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const ctx = panel && panel.sessionContext;
+    if (!panel || !panel.content || !ctx || !ctx.isReady) { return 'starting'; }
+    const kernel = ctx.session && ctx.session.kernel;
+    if (!kernel) { return 'no kernel'; }
+    return kernel.connectionStatus === 'connected' && kernel.status === 'idle' ? 'idle' : 'busy';
+}"""
+
+#: how long a notebook may show "No Kernel" before waiting for an idle one gives up
+NO_KERNEL_GRACE_S = 30.0
+
+
+class NoKernelError(AssertionError):
+    """The notebook is open but has no kernel: its status bar says "No Kernel"."""
+
+
 def wait_kernel_idle(page: Any, timeout: float = RUN_TIMEOUT_MS) -> None:
-    """Wait until the current notebook's kernel is connected and idle."""
-    page.wait_for_function(_KERNEL_IDLE_JS, timeout=timeout)
+    """Wait until the current notebook's kernel is connected and idle.
+
+    A notebook left without a kernel never becomes idle: after ``NO_KERNEL_GRACE_S``
+    of "No Kernel" this raises :class:`NoKernelError` instead of waiting out ``timeout``.
+    """
+    deadline = time.monotonic() + timeout / 1000
+    no_kernel_since: float | None = None
+    while True:
+        state = page.evaluate(_KERNEL_STATE_JS)
+        now = time.monotonic()
+        if state == "idle":
+            return
+        if state != "no kernel":
+            no_kernel_since = None
+        elif no_kernel_since is None:
+            no_kernel_since = now
+        elif now - no_kernel_since > NO_KERNEL_GRACE_S:
+            raise NoKernelError(f"the notebook has had no kernel for {NO_KERNEL_GRACE_S:.0f} s")
+        if now > deadline:
+            raise AssertionError(f"no idle kernel after {timeout / 1000:.0f} s (state: {state})")
+        page.wait_for_timeout(250)
+
+
+def start_kernel(page: Any) -> None:
+    """Start the notebook's own kernel, as a learner does from the "No Kernel" status."""
+    page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.changeKernel({name: 'python3'})"
+    )
 
 
 def run_all_cells(page: Any, timeout: float = RUN_TIMEOUT_MS) -> None:

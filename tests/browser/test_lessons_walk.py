@@ -32,10 +32,12 @@ from labdriver import (
     ARTIFACTS_DIR,
     REPO_ROOT,
     LabServer,
+    NoKernelError,
     open_notebook,
     require_modules,
     run_all_cells,
     save_screenshot,
+    start_kernel,
     wait_kernel_idle,
 )
 from lessonwalk import DIALOG_WATCH_JS, busy_machine, read_page, scroll_through, wait_for_plots
@@ -76,7 +78,13 @@ def walk(
             # stopped early, before the kernel was there: the learner presses it again
             with contextlib.suppress(AssertionError):
                 run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
-            wait_kernel_idle(page)
+            try:
+                wait_kernel_idle(page)
+            except NoKernelError:
+                # seen once on a loaded machine: the kernel started and was shut down a
+                # second later, and the page said "No Kernel"; the learner starts it again
+                start_kernel(page)
+                wait_kernel_idle(page)
         else:
             open_notebook(page, server, path)
     run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
