@@ -17,6 +17,7 @@ from snapshotlib import Network, Send, Simulator
 from snapshotlib.checks import (
     check_frontier,
     domino_effect,
+    forced_checkpoints,
     recovery_line,
     rollback_propagation,
 )
@@ -38,6 +39,17 @@ def brute_force(trace: Trace, checkpoints: dict[str, list[int]]) -> dict[str, in
     return top
 
 
+def random_checkpoints(sim: Simulator, seed: int, first: int) -> dict[str, list[int]]:
+    """Up to three checkpoints per process, at random among its event counts from
+    ``first`` (0 puts the initial state among them) to its last event."""
+    rng = random.Random(seed)
+    out = {}
+    for p in sim.network.processes:
+        counts = range(first, len(sim.trace.process_actions(p)) + 1)
+        out[p] = sorted(rng.sample(counts, min(len(counts), rng.randint(0, 3))))
+    return out
+
+
 @PROPERTY
 @given(runs(max_actions=50), st.integers(0, 2**32 - 1))
 def test_rollback_propagation_finds_the_latest_consistent_cut_of_checkpoints(
@@ -45,11 +57,7 @@ def test_rollback_propagation_finds_the_latest_consistent_cut_of_checkpoints(
 ) -> None:
     sim = run.build()
     trace = sim.trace
-    rng = random.Random(seed)
-    checkpoints = {}
-    for p in sim.network.processes:
-        events = len(trace.process_actions(p))
-        checkpoints[p] = sorted(rng.sample(range(events + 1), min(events + 1, rng.randint(0, 3))))
+    checkpoints = random_checkpoints(sim, seed, first=0)
     line, steps = rollback_propagation(trace, checkpoints)
     assert line == brute_force(trace, checkpoints)
     assert check_frontier(trace, line).ok
@@ -70,6 +78,63 @@ def test_a_chandy_lamport_snapshot_is_a_recovery_line_by_itself(run: Run) -> Non
         # with each process's last event checkpointed too, the line is no earlier
         line = recovery_line(trace, {p: [cut[p], ends[p]] for p in ends})
         assert all(line[p] >= cut[p] for p in ends)
+
+
+def numbered(trace: Trace, own: dict[str, list[int]]) -> dict[str, list[tuple[int, int]]]:
+    """Each process's checkpoints (own and forced) with their numbers, worked out again
+    from the protocol's rule: a process's own checkpoint takes its latest number plus
+    one; a forced one (or its own, if it took one there) takes the message's number."""
+    forced = forced_checkpoints(trace, own)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for p, ks in own.items():
+        marks = sorted({0, *ks, *forced[p]})
+        out[p] = [(k, 0) for k in marks]
+    current = dict.fromkeys(own, 0)
+    done = dict.fromkeys(own, 0)
+    on_message: dict[int, int] = {}
+    for _, a in trace.app_actions():
+        p = a.process
+        k = done[p]
+        if k > 0 and k in own[p]:
+            current[p] += 1
+        if a.kind == "receive" and on_message.get(a.message, 0) > current[p]:
+            # at 0 the initial state is the checkpoint: it takes the number
+            assert k == 0 or k in own[p] or k in forced[p], "a forced checkpoint is missing"
+            current[p] = on_message[a.message]
+        elif k in forced[p]:
+            raise AssertionError(f"{p} was forced at {k} without a reason")
+        if a.kind == "send":
+            on_message[a.message] = current[p]
+        out[p] = [(c, current[p] if c == k else n) for c, n in out[p]]
+        done[p] += 1
+    return out
+
+
+@PROPERTY
+@given(runs(max_actions=50), st.integers(0, 2**32 - 1))
+def test_communication_induced_checkpoints_leave_no_domino_effect(run: Run, seed: int) -> None:
+    sim = run.build()
+    trace = sim.trace
+    own = random_checkpoints(sim, seed, first=1)
+    marks = numbered(trace, own)
+    top = min(max(n for _, n in ms) for ms in marks.values())
+    line = recovery_line(trace, {p: [k for k, _ in ms] for p, ms in marks.items()})
+    for n in range(top + 1):
+        cut = {p: min(k for k, m in ms if m >= n) for p, ms in marks.items()}
+        assert check_frontier(trace, cut).ok, (n, cut)
+        assert all(line[p] >= cut[p] for p in cut)
+
+
+def test_a_forced_checkpoint_stops_the_dominoes() -> None:
+    trace = ping_pong(3).trace
+    own = {"P1": [2, 4, 6], "P2": [1, 3, 5]}
+    # each receive brings a number one higher than the receiver's: P1 is forced before
+    # each of its receives; P2's first receive comes before P1 has a checkpoint to count
+    forced = forced_checkpoints(trace, own)
+    assert forced == {"P1": (1, 3, 5), "P2": (2, 4)}
+    with_forced = {p: [*own[p], *forced[p]] for p in own}
+    assert recovery_line(trace, with_forced) == {"P1": 5, "P2": 5}
+    assert domino_effect(trace, own) and not domino_effect(trace, with_forced)
 
 
 def ping_pong(rounds: int) -> Simulator:

@@ -25,7 +25,13 @@ from .lattice import (
     snapshot_cut,
     snapshot_window,
 )
-from .recovery import Rollback, domino_effect, recovery_line, rollback_propagation
+from .recovery import (
+    Rollback,
+    domino_effect,
+    forced_checkpoints,
+    recovery_line,
+    rollback_propagation,
+)
 from .verdict import RunVerdict, SnapshotVerdict, run_verdict, snapshot_verdict
 
 __all__ = [
@@ -47,6 +53,7 @@ __all__ = [
     "count_inversions",
     "cut_lattice",
     "domino_effect",
+    "forced_checkpoints",
     "happens_before",
     "lamport_clocks",
     "lamport_order",

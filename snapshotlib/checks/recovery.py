@@ -15,7 +15,10 @@ and, while an orphan remains, roll its receiver back to its latest checkpoint be
 the receive. Checkpoints taken each on its own, with no coordination, can roll every
 process back to its start: the **domino effect** (Randell 1975; Elnozahy et al. 2002).
 A coordinated checkpoint, such as a Chandy–Lamport snapshot, is consistent by
-construction, so it is a recovery line by itself.
+construction, so it is a recovery line by itself. Between the two lie
+*communication-induced* checkpoints (:func:`forced_checkpoints`): each process still
+checkpoints on its own, and is made to take an extra one just before a receive that
+would otherwise create an orphan later.
 
 >>> from snapshotlib.course.lesson_01 import small_execution
 >>> trace = small_execution().trace
@@ -28,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..trace import Trace
+from ..trace import APP, RECEIVE, SEND, Trace
 from .cut import check_frontier
 
 
@@ -96,3 +99,43 @@ def domino_effect(trace: Trace, checkpoints: Mapping[str, Sequence[int]]) -> boo
     line = recovery_line(trace, checkpoints)  # checks the checkpoints too
     saved = any(k > 0 for marks in checkpoints.values() for k in marks)
     return saved and all(k == 0 for k in line.values())
+
+
+def forced_checkpoints(
+    trace: Trace, checkpoints: Mapping[str, Sequence[int]]
+) -> dict[str, tuple[int, ...]]:
+    """The checkpoints an index-based communication-induced protocol (Briatico,
+    Ciuffoletti and Simoncini 1984) forces on top of the processes' own.
+
+    Every process numbers its checkpoints (its initial state is 0, each checkpoint of
+    its own the next number) and puts its current number on every message it sends. A
+    message carrying a higher number than its receiver's forces the receiver to take a
+    checkpoint with that number just before it delivers the message. Then, for every
+    number ``n``, each process's first checkpoint numbered ``n`` or more forms a
+    consistent cut, so no rollback goes further back than that: no domino effect.
+
+    Returns, per process, the event counts of its forced checkpoints (those it had not
+    taken anyway); :func:`recovery_line` takes them together with the process's own.
+
+    >>> from snapshotlib.course.lesson_01 import small_execution
+    >>> trace = small_execution().trace
+    >>> forced_checkpoints(trace, {"P1": [2, 3], "P2": [1], "P3": [1]})
+    {'P1': (), 'P2': (), 'P3': ()}
+    """
+    own = checkpoint_sets(trace, checkpoints)
+    number = dict.fromkeys(own, 0)  # each process's latest checkpoint's number
+    done = dict.fromkeys(own, 0)  # each process's events so far
+    forced: dict[str, list[int]] = {p: [] for p in own}
+    carried: dict[int, int] = {}  # message -> the number its sender put on it
+    for _, a in trace.app_actions():
+        p = a.process
+        if done[p] > 0 and done[p] in own[p]:
+            number[p] += 1
+        if a.kind == RECEIVE and carried.get(a.message, 0) > number[p]:
+            number[p] = carried[a.message]
+            if done[p] not in own[p]:  # else its own checkpoint here takes the number
+                forced[p].append(done[p])
+        if a.kind == SEND and trace.messages[a.message].kind == APP:
+            carried[a.message] = number[p]
+        done[p] += 1
+    return {p: tuple(ks) for p, ks in forced.items()}
