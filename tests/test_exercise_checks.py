@@ -224,6 +224,77 @@ def test_honest_lamport_clocks_keep_every_mark_and_a_delegating_one_is_refused(
     assert got["scores"]["q1"].score == 0.0
 
 
+#: exercise 15 answered the other way a learner may: try every combination of
+#: checkpoints, keep the consistent ones (checked by hand against the trace), take the
+#: latest; a self-check; and a domino run of their own design (ping-pong, written out),
+#: checked with the engine's domino_effect, which question 2 allows
+HONEST_RECOVERY = (
+    "import itertools\n"
+    "\n"
+    "def consistent(trace, counts):\n"
+    "    where = {}\n"
+    "    for i, a in enumerate(trace.actions):\n"
+    "        if a.kind in ('internal', 'send', 'receive'):\n"
+    "            where[i] = sum(1 for j in trace.process_actions(a.process) if j <= i)\n"
+    "    for i, a in enumerate(trace.actions):\n"
+    "        if a.kind == 'receive' and where[i] <= counts.get(a.process, 0):\n"
+    "            send = trace.messages[a.message].sent_by\n"
+    "            if where[send] > counts.get(trace.actions[send].process, 0):\n"
+    "                return False\n"
+    "    return True\n"
+    "\n"
+    "def recovery_line(trace, checkpoints):\n"
+    "    procs = sorted({a.process for a in trace.actions})\n"
+    "    options = [sorted(set([0] + list(checkpoints.get(p, [])))) for p in procs]\n"
+    "    best = {p: 0 for p in procs}\n"
+    "    for combo in itertools.product(*options):\n"
+    "        cut = dict(zip(procs, combo))\n"
+    "        if consistent(trace, cut) and sum(combo) > sum(best.values()):\n"
+    "            best = cut\n"
+    "    return best\n"
+    "\n"
+    "mine = recovery_line(trace, checkpoints)\n"
+    "assert consistent(trace, mine)  # a self-check\n"
+)
+HONEST_DOMINO = (
+    "from snapshotlib.checks import domino_effect\n"
+    "n, k = wanted['processes'], wanted['checkpoints']\n"
+    "procs = ['P' + str(i) for i in range(1, n + 1)]\n"
+    "my_run = {'processes': procs, 'steps': []}\n"
+    "for round_ in range(k):\n"
+    "    for a, b in zip(procs, procs[1:] + procs[:1]):\n"
+    "        my_run['steps'].append({'do': 'send', 'from': a, 'to': b, 'label': f'{a}{round_}'})\n"
+    "        my_run['steps'].append({'do': 'deliver', 'from': a, 'to': b})\n"
+    "my_checkpoints = {}\n"
+    "for p in procs:\n"
+    "    first = 2 if p == 'P1' else 1\n"
+    "    my_checkpoints[p] = [first + 2 * r for r in range(k)]\n"
+)
+
+
+def test_honest_recovery_lines_keep_every_mark_and_a_delegating_one_is_refused(
+    built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    ex15 = built_exercises["15_recovery_line"]
+    answers = {"def recovery_line": HONEST_RECOVERY, "my_run": HONEST_DOMINO}
+    (tmp_path / "honest").mkdir()
+    got = agree("15_recovery_line", ex15, answers, tmp_path / "honest")
+    assert got["checked"]["q1"]["verdict"] == "passed"
+    assert got["checked"]["q2"]["verdict"] == "passed"
+    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 5.0, "q2": 3.0}
+    delegating = (
+        "from snapshotlib.checks import recovery_line as engine_line\n\n"
+        "def recovery_line(trace, checkpoints):\n"
+        "    return engine_line(trace, checkpoints)\n"
+    )
+    (tmp_path / "delegating").mkdir()
+    got = agree(
+        "15_recovery_line", ex15, {"def recovery_line": delegating}, tmp_path / "delegating"
+    )
+    assert got["checked"]["q1"]["verdict"] == "refused"
+    assert got["scores"]["q1"].score == 0.0
+
+
 def test_wrong_values_checked_only_for_form_are_never_called_passed(
     built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
 ) -> None:

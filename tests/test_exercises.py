@@ -283,6 +283,7 @@ LEARNER_DATA = {
     "04_never_occurred": ("my_scenario", f"my_scenario = {_HUGE_SCENARIO!r}", "q1"),
     "06_break_it": ("my_scenario", f"my_scenario = {_HUGE_SCENARIO!r}", "q1"),
     "07_barrier_alignment": ("two_logged_edges", _HUGE_JOB, "q3"),
+    "15_recovery_line": ("my_run", f"my_run = {_HUGE_SCENARIO!r}\nmy_checkpoints = {{}}", "q2"),
 }
 
 

@@ -32,13 +32,14 @@ LESSONS = [
     "08_failures_and_recovery",
     "09_cost_at_scale",
     "10_live_lab_under_failure",
+    "11_rollback_recovery",
 ]
 #: pages every lesson may link to; not lessons (no number, no try-it)
 REFERENCE = ["errata", "glossary", "reading"]
 #: lessons whose summary links the glossary and the errata
 LINKED = ["05a_fifo_matters", "05b_without_fifo", "07a_barrier_snapshots",
           "07b_measuring_tradeoffs", "08_failures_and_recovery", "09_cost_at_scale",
-          "10_live_lab_under_failure"]  # fmt: skip
+          "10_live_lab_under_failure", "11_rollback_recovery"]  # fmt: skip
 MAX_BYTES = 400_000
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 

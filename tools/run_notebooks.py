@@ -7,7 +7,7 @@ marked ``# NBVAL_CHECK_OUTPUT``), so after changing a lesson or the engine run::
     python tools/run_notebooks.py notebooks/03_worked_example.ipynb
 
 Every notebook means the lessons (``00_start_here.ipynb`` ..
-``10_live_lab_under_failure.ipynb``, lessons 05, 06 and 07 in two parts each, ``05a_`` and
+``11_rollback_recovery.ipynb``, lessons 05, 06 and 07 in two parts each, ``05a_`` and
 ``05b_`` and so on) and the course's reference pages
 (``errata.ipynb``, ``glossary.ipynb``): :func:`notebooks` lists them.
 

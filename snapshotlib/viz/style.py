@@ -32,6 +32,7 @@ MARKER = "#222222"
 MARKER_SYMBOL = "diamond"
 CUT = "#7b2cbf"
 OTHER_CUT = "#b8a3d6"
+CHECKPOINT = "#1b7837"  # a saved checkpoint (lesson 11): dark green, apart from the cut
 HIGHLIGHT = "#0057b7"  # dark blue: visible on white, and in greyscale
 ILLEGAL = "#e7298a"
 
