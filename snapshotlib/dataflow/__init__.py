@@ -1,6 +1,7 @@
 """Streaming dataflow jobs: graphs of sources, operators and sinks, checkpointed by
 Chandy–Lamport or by Flink-style barriers (aligned, unaligned, at-least-once), with a
-checkpoint coordinator, crashes and restores; and the job run as one node, snapshotted
+checkpoint coordinator, crashes and restores, and sinks whose output the outside world
+sees (plain, idempotent, transactional: :mod:`.sinks`); and the job run as one node, snapshotted
 by fork and copy-on-write (:mod:`.fork`). Experiments over many seeded jobs: what each
 variant costs (:mod:`.costs`), the stop-the-world and fork baselines (:mod:`.baselines`),
 outputs after crashes and restores (:mod:`.recovery`); a new experiment over jobs goes in
@@ -23,6 +24,7 @@ from .graph import (
     word_count,
 )
 from .job import EXACTLY_ONCE, VARIANTS, JobError, Outcome, StreamJob
+from .sinks import SINKS, ExternalOutput
 from .sweep import run_dataflow  # registers the barrier variants with the sweeps
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "EXACTLY_ONCE",
     "FAILED",
     "INITIATED",
+    "SINKS",
     "VARIANTS",
     "CheckpointCoordinator",
     "CheckpointEntry",
@@ -38,6 +41,7 @@ __all__ = [
     "Dataflow",
     "DataflowApp",
     "DataflowError",
+    "ExternalOutput",
     "ForkSnapshot",
     "JobError",
     "Operator",

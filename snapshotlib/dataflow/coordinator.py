@@ -49,6 +49,8 @@ class CheckpointEntry:
     nodes_completed: dict[str, int] = field(default_factory=dict)
     #: the recorded global state, kept only once COMPLETED (a GlobalSnapshot)
     snapshot: Any = None
+    #: the job's last checkpoint, taken when its input is done: no time-to-live
+    final: bool = False
 
     @property
     def size_bytes(self) -> int:
@@ -85,10 +87,10 @@ class CheckpointCoordinator:
         self.ttl = ttl
         self.entries: dict[str, CheckpointEntry] = {}
 
-    def trigger(self, checkpoint_id: str, at: int) -> CheckpointEntry:
+    def trigger(self, checkpoint_id: str, at: int, final: bool = False) -> CheckpointEntry:
         if checkpoint_id in self.entries:
             raise ValueError(f"checkpoint {checkpoint_id} was already triggered")
-        entry = CheckpointEntry(checkpoint_id, at, self.nodes)
+        entry = CheckpointEntry(checkpoint_id, at, self.nodes, final=final)
         self.entries[checkpoint_id] = entry
         return entry
 
@@ -121,10 +123,11 @@ class CheckpointCoordinator:
         return failed
 
     def expire(self, now: int) -> list[str]:
-        """Fail the unfinished checkpoints older than the time-to-live."""
+        """Fail the unfinished checkpoints older than the time-to-live (a final one
+        has none: nothing else is left to run, and it may wait for the drain)."""
         if self.ttl is None:
             return []
-        late = [e.id for e in self.pending() if now - e.triggered_at > self.ttl]
+        late = [e.id for e in self.pending() if not e.final and now - e.triggered_at > self.ttl]
         for cid in late:
             self.fail(cid, now, f"past its time-to-live ({self.ttl} steps)")
         return late

@@ -29,10 +29,11 @@ from ..algorithms.barriers import BARRIER_VARIANTS, BarrierSnapshot, back_edges
 from ..algorithms.base import SnapshotAlgorithm
 from ..algorithms.chandy_lamport import ChandyLamport
 from ..simulator import Simulator
-from ..trace import APP, PartDone
+from ..trace import APP, RECEIVE, PartDone, StateRecorded
 from .app import DataflowApp, Record
 from .coordinator import COMPLETED, FAILED, CheckpointCoordinator, CheckpointEntry
 from .graph import Dataflow
+from .sinks import SINKS, ExternalOutput
 
 VARIANTS = ("chandy-lamport", "aligned", "unaligned", "at-least-once")
 EXACTLY_ONCE = ("chandy-lamport", "aligned", "unaligned")
@@ -99,6 +100,12 @@ class StreamJob:
         learner's :class:`~snapshotlib.algorithms.barriers.BarrierSnapshot` subclass);
         it is instantiated afresh at the start and at every restore. ``variant`` then
         only names the run in :meth:`metrics`.
+    sink
+        How the sinks write to the outside world, one of
+        :data:`~snapshotlib.dataflow.sinks.SINKS`: ``"plain"`` (each record at once),
+        ``"idempotent"`` (keyed by the record's origin) or ``"transactional"`` (committed
+        when the next checkpoint completes; at the end of the input one more checkpoint
+        commits the last records). :attr:`output` keeps what became visible and when.
 
     Examples
     --------
@@ -124,11 +131,14 @@ class StreamJob:
         min_pause: int = 0,
         record_bytes: int = 200,
         algorithm: type[SnapshotAlgorithm] | None = None,
+        sink: str = "plain",
     ) -> None:
         if variant not in VARIANTS:
             raise JobError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
         if interval < 1:
             raise JobError(f"interval must be at least 1 step, got {interval}")
+        if sink not in SINKS:
+            raise JobError(f"unknown sink {sink!r}: expected one of {', '.join(SINKS)}")
         if min_pause < 0:
             raise JobError(f"min_pause must not be negative, got {min_pause}")
         if algorithm is not None and not (
@@ -165,6 +175,9 @@ class StreamJob:
         self._crossed: dict[str, list[tuple[str, int]]] = {}
         self._dropped: dict[str, list[tuple[str, int]]] = {}
         self._feedback = back_edges(self.network)
+        self._sinks = frozenset(flow.sinks)
+        #: what the outside world sees of the sinks' output (see :mod:`.sinks`)
+        self.output = ExternalOutput(sink)
         self.sim = self._new_simulator(None, {})
 
     # ------------------------------------------------------------- set-up
@@ -181,6 +194,7 @@ class StreamJob:
         sim = Simulator(self.network, app=self.app, initial=states, algorithm=self._algorithm())
         # what this run's trace has told so far (see _read_events)
         self._events_read = 0
+        self._actions_read = 0
         self._parts_done: set[tuple[str, str]] = set()
         for channel, payloads in sorted(in_flight.items()):
             src = self.network.channels[channel].src
@@ -230,6 +244,11 @@ class StreamJob:
         if self.crashed:
             raise JobError(f"the job is halted: {self.crashed} crashed; restore() first")
         acts = self.actions()
+        if not acts and self.output.waiting() and not self.coordinator.pending():
+            # the input is done and a transactional sink's last records wait for a
+            # checkpoint: take one more (Flink's final checkpoint), or they never show
+            self.trigger(final=True)
+            acts = self.actions()
         if action is None:
             if not acts:
                 return None
@@ -262,6 +281,7 @@ class StreamJob:
         self.blocked_steps += len(sim.blocked)
         self.peak_buffered = max(self.peak_buffered, buffered)
         self.peak_in_flight = max(self.peak_in_flight, sum(map(len, sim.queues)))
+        self._watch_sinks()
         self._progress()
         for cid in self.coordinator.expire(self.steps):
             self._discard(cid)
@@ -277,14 +297,15 @@ class StreamJob:
         return self._records_left() > 0
 
     # ------------------------------------------------------------- checkpoints
-    def trigger(self) -> str:
-        """Start a checkpoint now: a barrier (or marker) at every source."""
+    def trigger(self, final: bool = False) -> str:
+        """Start a checkpoint now: a barrier (or marker) at every source. A ``final``
+        one (the input is done) has no time-to-live."""
         idle = not any(self.sim.queues)
         left = self._records_left()
         self._refuse_a_stall(idle, left)
         self._checkpoints += 1
         cid = f"c{self._checkpoints}"
-        self.coordinator.trigger(cid, self.steps)
+        self.coordinator.trigger(cid, self.steps, final)
         for s in self.flow.sources:
             self.sim.start_snapshot(s, cid)
         paused_all = self._sources <= self.sim.paused
@@ -312,12 +333,27 @@ class StreamJob:
             )
 
     def _read_events(self) -> None:
-        """Take in the trace's events since the last call: the parts done."""
+        """Take in the trace's events since the last call: the parts done, and the
+        sinks' states recorded (their transactions close there)."""
         events = self.sim.trace.events
         for e in events[self._events_read :]:
             if isinstance(e, PartDone):
                 self._parts_done.add((e.snapshot_id, e.process))
+            elif isinstance(e, StateRecorded) and e.process in self._sinks:
+                self.output.state_recorded(e.process, e.snapshot_id, e.action)
         self._events_read = len(events)
+
+    def _watch_sinks(self) -> None:
+        """Hand the records that reached a sink since the last call to :attr:`output`."""
+        trace = self.sim.trace
+        actions = trace.actions
+        for i in range(self._actions_read, len(actions)):
+            a = actions[i]
+            if a.kind == RECEIVE and a.process in self._sinks:
+                record = trace.messages[a.message].payload
+                if isinstance(record, Record):
+                    self.output.arrived(a.process, i, record.origin, self.steps)
+        self._actions_read = len(actions)
 
     def _progress(self) -> None:
         """Tell the coordinator which operators have done their part of each pending
@@ -351,6 +387,7 @@ class StreamJob:
                 messages[m].payload.origin for m in algo.dropped.get(entry.id, [])
             ]
         self.events.append((self.steps, f"{entry.id} COMPLETED"))
+        self.output.checkpoint_completed(entry.id, self.steps)
         self._ended()
 
     def _ended(self) -> None:
@@ -397,6 +434,7 @@ class StreamJob:
                 channel = self.network.channel_index(self.network.channel(*name.split("->")))
                 in_flight[channel] = [m.payload for m in msgs]
         self.sim = self._new_simulator(states, in_flight)
+        self.output.restored()
         self.crashed = None
         crossed = set(self._crossed.get(entry.id, [])) if entry else set()
         dropped = set(self._dropped.get(entry.id, [])) if entry else set()
