@@ -196,3 +196,25 @@ def test_the_telltales_would_catch_the_answer_where_the_lesson_or_its_check_give
     wrong = lesson_11.check_recovery_line(run, {"P1": 3, "P2": 3, "P3": 1})
     for where in (text, right.message, wrong.answer):
         assert any(re.search(p, where) for p in TELLTALES["my_line"]), where[:80]
+
+
+# ------------------------------------------------------------- output commit
+
+
+def test_the_sinks_table_shows_what_the_lesson_says(prose: str) -> None:
+    aligned = lesson_11.sinks_table("aligned")
+    assert aligned.column("sink") == ["plain", "idempotent", "transactional"]
+    assert aligned.row("plain")["shown twice"] == "13"
+    assert "the plain sink wrote 13 records twice" in prose
+    # the idempotent sink wrote as often, but shows each record once
+    assert aligned.row("idempotent")["writes"] == aligned.row("plain")["writes"]
+    assert aligned.row("idempotent")["shown twice"] == "0"
+    transactional = aligned.row("transactional")
+    assert transactional["shown twice"] == "0"
+    assert transactional["writes"] == transactional["records shown"] == "40"
+    assert float(transactional["mean wait"]) > 0 and float(aligned.row("plain")["mean wait"]) == 0
+    assert "C1 crashed at step 100" in "\n".join(aligned.notes)
+    assert "crashed at step 100 and restored" in prose
+    # under at-least-once the transactional sink shows a record twice
+    assert lesson_11.sinks_table("at-least-once").row("transactional")["shown twice"] != "0"
+    assert "Not under at-least-once" in prose

@@ -3,12 +3,13 @@ restart together?
 
 The engine's part is :mod:`snapshotlib.checks.recovery` (the recovery line, the domino
 effect, communication-induced checkpoints); this package prints and draws the lesson's
-run with its checkpoints (:mod:`.text`) and checks the learner's recovery line
-(:mod:`.tryit`).
+run with its checkpoints (:mod:`.text`), shows output commit on a streaming job's
+sinks (:mod:`.output`) and checks the learner's recovery line (:mod:`.tryit`).
 """
 
 from __future__ import annotations
 
+from .output import sinks_table
 from .text import (
     CHECKPOINTS,
     DOMINO,
@@ -30,4 +31,5 @@ __all__ = [
     "checkpoints_text",
     "events_text",
     "rollbacks_text",
+    "sinks_table",
 ]
