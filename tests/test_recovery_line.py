@@ -92,7 +92,7 @@ def numbered(trace: Trace, own: dict[str, list[int]]) -> dict[str, list[tuple[in
     current = dict.fromkeys(own, 0)
     done = dict.fromkeys(own, 0)
     on_message: dict[int, int] = {}
-    for _, a in trace.app_actions():
+    for i, a in trace.app_actions():
         p = a.process
         k = done[p]
         if k > 0 and k in own[p]:
@@ -103,8 +103,11 @@ def numbered(trace: Trace, own: dict[str, list[int]]) -> dict[str, list[tuple[in
             current[p] = on_message[a.message]
         elif k in forced[p]:
             raise AssertionError(f"{p} was forced at {k} without a reason")
-        if a.kind == "send":
-            on_message[a.message] = current[p]
+        # every message this action sent (a send, or a reply sent while handling a
+        # receive) carries the number the process has after the action
+        for m, msg in enumerate(trace.messages):
+            if msg.sent_by == i and msg.kind == "app":
+                on_message[m] = current[p]
         out[p] = [(c, current[p] if c == k else n) for c, n in out[p]]
         done[p] += 1
     return out
@@ -179,3 +182,41 @@ def test_uncoordinated_checkpoints_can_roll_everything_back_to_the_start() -> No
 def test_checkpoints_the_run_cannot_have_are_refused(checkpoints: Any, says: str) -> None:
     with pytest.raises(ValueError, match=re.escape(says)):
         recovery_line(ping_pong(1).trace, checkpoints)
+
+
+def requests_back_and_forth(rounds: int) -> Simulator:
+    """P1 and P2 take turns asking each other (the "requests" application): the one
+    asked replies while it handles the request, so the reply is sent by a receive."""
+    from snapshotlib.formats.scenario import parse_scenario, run_scenario
+
+    steps = []
+    for _ in range(rounds):
+        for asker, asked in (("P1", "P2"), ("P2", "P1")):
+            steps += [
+                {"do": "send", "from": asker, "to": asked, "payload": "request"},
+                {"do": "deliver", "from": asker, "to": asked},  # the reply is sent here
+                {"do": "deliver", "from": asked, "to": asker},
+            ]
+    return run_scenario(
+        parse_scenario({"processes": ["P1", "P2"], "app": "requests", "steps": steps})
+    )
+
+
+def test_a_reply_sent_while_handling_a_receive_carries_the_number_too() -> None:
+    sim = requests_back_and_forth(3)
+    trace = sim.trace
+    # P1's events: request sent, reply got, request got (and answered), and again;
+    # P2's: request got (and answered), request sent, reply got, and again. Checkpoints
+    # right after each reply got fall like dominoes; only the replies, sent by
+    # receives, carry the numbers that force checkpoints to stop them
+    own = {"P1": [2, 5, 8], "P2": [3, 6, 9]}
+    assert domino_effect(trace, own)
+    forced = forced_checkpoints(trace, own)
+    assert any(forced.values())
+    both = {p: [*own[p], *forced[p]] for p in own}
+    assert not domino_effect(trace, both)
+    marks = numbered(trace, own)
+    top = min(max(n for _, n in ms) for ms in marks.values())
+    for n in range(top + 1):
+        cut = {p: min(k for k, m in ms if m >= n) for p, ms in marks.items()}
+        assert check_frontier(trace, cut).ok, (n, cut)

@@ -17,8 +17,8 @@ process back to its start: the **domino effect** (Randell 1975; Elnozahy et al. 
 A coordinated checkpoint, such as a Chandy–Lamport snapshot, is consistent by
 construction, so it is a recovery line by itself. Between the two lie
 *communication-induced* checkpoints (:func:`forced_checkpoints`): each process still
-checkpoints on its own, and is made to take an extra one just before a receive that
-would otherwise create an orphan later.
+checkpoints on its own, and messages carry enough to make the receiver take an extra
+one, just before a receive, where an orphan could come of it.
 
 >>> from snapshotlib.course.lesson_01 import small_execution
 >>> trace = small_execution().trace
@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..trace import APP, RECEIVE, SEND, Trace
+from ..trace import APP, RECEIVE, Trace
 from .cut import check_frontier
 
 
@@ -127,7 +127,11 @@ def forced_checkpoints(
     done = dict.fromkeys(own, 0)  # each process's events so far
     forced: dict[str, list[int]] = {p: [] for p in own}
     carried: dict[int, int] = {}  # message -> the number its sender put on it
-    for _, a in trace.app_actions():
+    sent_in: dict[int, list[int]] = {}  # action -> the application messages it sent
+    for m, msg in enumerate(trace.messages):
+        if msg.kind == APP:
+            sent_in.setdefault(msg.sent_by, []).append(m)
+    for i, a in trace.app_actions():
         p = a.process
         if done[p] > 0 and done[p] in own[p]:
             number[p] += 1
@@ -135,7 +139,8 @@ def forced_checkpoints(
             number[p] = carried[a.message]
             if done[p] not in own[p]:  # else its own checkpoint here takes the number
                 forced[p].append(done[p])
-        if a.kind == SEND and trace.messages[a.message].kind == APP:
-            carried[a.message] = number[p]
+        # a send, or a receive whose handling sends (a reply): the number as it is now
+        for m in sent_in.get(i, ()):
+            carried[m] = number[p]
         done[p] += 1
     return {p: tuple(ks) for p, ks in forced.items()}
