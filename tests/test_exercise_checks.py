@@ -626,3 +626,18 @@ def test_honest_work_keeps_every_mark_in_the_check_and_the_grade(
     assert all(s.passed for s in got["scores"].values())
     verdict = got["checked"]["q1"]["verdict"]
     assert verdict == "passed" if q1_passes else verdict != "refused"
+
+
+def test_exercise_15s_brief_counts_every_process_the_run_declares() -> None:
+    """A two-process domino with two idle processes does not pass for four processes."""
+    from snapshotlib.course.exercises.ex15 import play
+
+    there_and_back = [("P1", "P2"), ("P2", "P1")] * 2
+    steps = [
+        {"do": do, "from": a, "to": b} for a, b in there_and_back for do in ("send", "deliver")
+    ]
+    run = {"processes": ["P1", "P2", "P3", "P4"], "steps": steps}
+    with pytest.raises(AssertionError, match="P3, P4 took no part in my_run"):
+        play(run, {"P1": [2, 4], "P2": [1, 3]}, {"processes": 4, "checkpoints": 2})
+    two = {"processes": ["P1", "P2"], "steps": steps}
+    assert play(two, {"P1": [2, 4], "P2": [1, 3]}, {"processes": 2, "checkpoints": 2})

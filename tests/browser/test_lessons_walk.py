@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import warnings
 from typing import TYPE_CHECKING
 
 import pytest
@@ -80,9 +81,11 @@ def walk(
                 run_all_cells(page, timeout=RUN_ALL_TIMEOUT_MS)
             try:
                 wait_kernel_idle(page)
-            except NoKernelError:
+            except NoKernelError as e:
                 # seen once on a loaded machine: the kernel started and was shut down a
-                # second later, and the page said "No Kernel"; the learner starts it again
+                # second later, and the page said "No Kernel"; the learner starts it again,
+                # and the test run's warnings say it happened
+                warnings.warn(f"{path}: {e}; started it again", stacklevel=1)
                 start_kernel(page)
                 wait_kernel_idle(page)
         else:

@@ -60,11 +60,12 @@ def check_recovery_line(
         )
     for p, k in given.items():
         if k not in marks[p]:
-            saved = ", ".join(map(str, marks[p][:-1])) + f" or {marks[p][-1]}"
+            own = [str(c) for c in marks[p] if c]
+            saved = f"{', '.join(own)} or 0 (its start)" if own else "0, its start"
             return Feedback(
                 False,
-                f"{p} saved no checkpoint after {k} events: it can restart only from "
-                f"{saved} (0 is its start).",
+                f"{p} saved no checkpoint after {k} event{'s' * (k != 1)}: it can restart "
+                f"only from {saved}.",
                 _HINT,
                 answer=folded,
             )
@@ -81,12 +82,9 @@ def check_recovery_line(
             _HINT,
             answer=folded,
         )
-    later = [p for p in given if given[p] < line[p]]
     return Feedback(
         False,
-        "Consistent, but not the latest: "
-        + ", ".join(later)
-        + " could restart from a later checkpoint.",
+        "Consistent, but not the latest: some process could restart from a later checkpoint.",
         "Roll a process back only when an orphan makes it: start from the latest "
         "checkpoints and undo one orphan at a time.",
         answer=folded,
