@@ -7,8 +7,8 @@ with each sink of :mod:`snapshotlib.dataflow.sinks`. Printed per row:
 
 - the mean and longest wait of a record, in steps, from its arrival at the sink to the
   moment the outside world sees it (0 for plain and idempotent sinks; for a
-  transactional one it grows with the interval: a record waits for the next checkpoint
-  to complete);
+  transactional one, until the next checkpoint completes: on these jobs a checkpoint's
+  own duration outweighs the interval, since one checkpoint runs at a time);
 - the ratio of the wait to the interval;
 - CPU time and peak traced memory of the run, as ratios to the plain sink's in the same
   process (the bookkeeping of the output, not the output itself, is what differs).
