@@ -68,12 +68,20 @@ def crashed_run(
     fraction: float,
     victim: int,
     algorithm: type[SnapshotAlgorithm] | None = None,
+    capped: bool = False,
 ) -> tuple[StreamJob, StreamJob]:
-    clean = StreamJob(flow, variant, algorithm=algorithm, **run).run()  # type: ignore[arg-type]
+    """The run without a crash, and with one at ``fraction`` of its steps. ``capped``:
+    both stop at ``STEP_CAP`` steps and only runs that finish are judged (unaligned
+    barriers with a short time-to-live can starve a job's records for good:
+    tests/test_dataflow.py keeps that livelock as an expected failure)."""
+    cap = STEP_CAP if capped else None
+    clean = StreamJob(flow, variant, algorithm=algorithm, **run).run(max_steps=cap)  # type: ignore[arg-type]
+    assume(clean.steps != cap)
     processes = flow.network().processes
     at = int(fraction * clean.steps)
     job = StreamJob(flow, variant, algorithm=algorithm, **run)  # type: ignore[arg-type]
-    job.run(crash_at=(at, processes[victim % len(processes)]))
+    job.run(max_steps=cap, crash_at=(at, processes[victim % len(processes)]))
+    assume(job.steps != cap)
     return clean, job
 
 

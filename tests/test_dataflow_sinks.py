@@ -16,9 +16,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_dataflow_properties import STEP_CAP, flows, runs
+from test_dataflow_properties import crashed_run, flows, runs
 
 from snapshotlib.algorithms.barriers import back_edges
 from snapshotlib.dataflow import (
@@ -108,28 +108,14 @@ def test_the_transactional_sink_pays_in_latency_the_others_do_not(variant: str) 
     assert waited["max_latency"] < StreamJob(flow, variant, seed=1).run().steps
 
 
-def crashed_run(
-    flow: Dataflow, variant: str, run: dict[str, Any], fraction: float, victim: int
-) -> tuple[StreamJob, StreamJob]:
-    """The run without a crash, and with one at ``fraction`` of its steps; both capped
-    at ``STEP_CAP`` steps (unaligned barriers with a short time-to-live can starve a
-    job's records for good: tests/test_dataflow.py keeps that livelock as an expected
-    failure), so only runs that finish are judged."""
-    clean = StreamJob(flow, variant, **run).run(max_steps=STEP_CAP)
-    assume(clean.steps < STEP_CAP)
-    processes = flow.network().processes
-    crash = (int(fraction * clean.steps), processes[victim % len(processes)])
-    job = StreamJob(flow, variant, **run).run(max_steps=STEP_CAP, crash_at=crash)
-    assume(job.steps < STEP_CAP)
-    return clean, job
-
-
 @settings(max_examples=60, deadline=None)
 @given(flows, st.sampled_from(EXACTLY_ONCE), runs, st.floats(0, 1), st.integers(0, 50))
 def test_on_random_jobs_and_crashes_a_transactional_sink_shows_each_record_exactly_once(
     flow: Dataflow, variant: str, run: dict[str, Any], fraction: float, victim: int
 ) -> None:
-    clean, job = crashed_run(flow, variant, {**run, "sink": "transactional"}, fraction, victim)
+    clean, job = crashed_run(
+        flow, variant, {**run, "sink": "transactional"}, fraction, victim, capped=True
+    )
     assert job.output.visible_output() == clean.outcome().delivered
     assert not job.output.duplicates()
 
@@ -139,7 +125,9 @@ def test_on_random_jobs_and_crashes_a_transactional_sink_shows_each_record_exact
 def test_on_random_jobs_and_crashes_an_idempotent_sink_shows_each_record_once(
     flow: Dataflow, variant: str, run: dict[str, Any], fraction: float, victim: int
 ) -> None:
-    clean, job = crashed_run(flow, variant, {**run, "sink": "idempotent"}, fraction, victim)
+    clean, job = crashed_run(
+        flow, variant, {**run, "sink": "idempotent"}, fraction, victim, capped=True
+    )
     shown = set(job.output.visible_output())
     if variant == "at-least-once" and back_edges(flow.network()):
         # at-least-once loses what was on a back edge; no sink brings it back

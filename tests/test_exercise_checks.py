@@ -201,33 +201,10 @@ HONEST_MISLEADING = (
 )
 
 
-def test_honest_lamport_clocks_keep_every_mark_and_a_delegating_one_is_refused(
-    built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
-) -> None:
-    ex14 = built_exercises["14_lamport_clocks"]
-    answers = {"def lamport_times": HONEST_LAMPORT, "misleading": HONEST_MISLEADING}
-    (tmp_path / "honest").mkdir()
-    got = agree("14_lamport_clocks", ex14, answers, tmp_path / "honest")
-    assert got["checked"]["q1"]["verdict"] == "passed"
-    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 5.0, "q2": 3.0}
-    delegating = (
-        "from snapshotlib.checks import lamport_clocks\n\n"
-        "def lamport_times(trace):\n"
-        "    times = lamport_clocks(trace, sorted({a.process for a in trace.actions}))\n"
-        "    return {trace.action_name(i): t for i, t in enumerate(times) if t}\n"
-    )
-    (tmp_path / "delegating").mkdir()
-    got = agree(
-        "14_lamport_clocks", ex14, {"def lamport_times": delegating}, tmp_path / "delegating"
-    )
-    assert got["checked"]["q1"]["verdict"] == "refused"
-    assert got["scores"]["q1"].score == 0.0
-
-
 #: exercise 15 answered the other way a learner may: try every combination of
 #: checkpoints, keep the consistent ones (checked by hand against the trace), take the
-#: latest; a self-check; and a domino run of their own design (ping-pong, written out),
-#: checked with the engine's domino_effect, which question 2 allows
+#: latest; a self-check; and a domino run of their own design (a ring built in a loop),
+#: with the engine's domino_effect imported, which question 2 allows
 HONEST_RECOVERY = (
     "import itertools\n"
     "\n"
@@ -272,25 +249,49 @@ HONEST_DOMINO = (
 )
 
 
-def test_honest_recovery_lines_keep_every_mark_and_a_delegating_one_is_refused(
-    built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path
+#: per exercise that asks for something the engine has: honest answers (by the cell
+#: each replaces), the questions their public tests pass, the full marks, and an answer
+#: that delegates to the engine (which the check and the grade both refuse)
+HONEST_AND_DELEGATING = {
+    "14_lamport_clocks": (
+        {"def lamport_times": HONEST_LAMPORT, "misleading": HONEST_MISLEADING},
+        ["q1"],
+        {"q1": 5.0, "q2": 3.0},
+        (
+            "def lamport_times",
+            "from snapshotlib.checks import lamport_clocks\n\n"
+            "def lamport_times(trace):\n"
+            "    times = lamport_clocks(trace, sorted({a.process for a in trace.actions}))\n"
+            "    return {trace.action_name(i): t for i, t in enumerate(times) if t}\n",
+        ),
+    ),
+    "15_recovery_line": (
+        {"def recovery_line": HONEST_RECOVERY, "my_run": HONEST_DOMINO},
+        ["q1", "q2"],
+        {"q1": 5.0, "q2": 3.0},
+        (
+            "def recovery_line",
+            "from snapshotlib.checks import recovery_line as engine_line\n\n"
+            "def recovery_line(trace, checkpoints):\n"
+            "    return engine_line(trace, checkpoints)\n",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HONEST_AND_DELEGATING))
+def test_honest_work_keeps_every_mark_and_a_delegating_answer_is_refused(
+    built_exercises: Mapping[str, dict[str, Path]], tmp_path: Path, name: str
 ) -> None:
-    ex15 = built_exercises["15_recovery_line"]
-    answers = {"def recovery_line": HONEST_RECOVERY, "my_run": HONEST_DOMINO}
+    answers, passing, full, (cell, delegating) = HONEST_AND_DELEGATING[name]
+    built = built_exercises[name]
     (tmp_path / "honest").mkdir()
-    got = agree("15_recovery_line", ex15, answers, tmp_path / "honest")
-    assert got["checked"]["q1"]["verdict"] == "passed"
-    assert got["checked"]["q2"]["verdict"] == "passed"
-    assert {q: s.score for q, s in got["scores"].items()} == {"q1": 5.0, "q2": 3.0}
-    delegating = (
-        "from snapshotlib.checks import recovery_line as engine_line\n\n"
-        "def recovery_line(trace, checkpoints):\n"
-        "    return engine_line(trace, checkpoints)\n"
-    )
+    got = agree(name, built, answers, tmp_path / "honest")
+    for question in passing:
+        assert got["checked"][question]["verdict"] == "passed", question
+    assert {q: s.score for q, s in got["scores"].items()} == full
     (tmp_path / "delegating").mkdir()
-    got = agree(
-        "15_recovery_line", ex15, {"def recovery_line": delegating}, tmp_path / "delegating"
-    )
+    got = agree(name, built, {cell: delegating}, tmp_path / "delegating")
     assert got["checked"]["q1"]["verdict"] == "refused"
     assert got["scores"]["q1"].score == 0.0
 

@@ -24,7 +24,7 @@ import itertools
 import random
 from typing import Any
 
-from ...checks.recovery import checkpoint_sets, domino_effect, rollback_propagation
+from ...checks.recovery import checkpoint_sets, rollback_propagation
 from ...formats.record import recorded_scenario
 from ...formats.scenario import parse_scenario, run_scenario
 from ...simulator import Simulator
@@ -212,8 +212,3 @@ def play(my_run: Any, my_checkpoints: Any, wanted: dict[str, int]) -> Simulator:
             "its start (0 does not count); your brief asks every process for at least that"
         )
     return sim
-
-
-def falls_to_the_start(sim: Simulator, my_checkpoints: dict[str, Any]) -> bool:
-    """Whether the checkpoints roll every process of ``sim`` back to its start."""
-    return domino_effect(sim.trace, my_checkpoints)
