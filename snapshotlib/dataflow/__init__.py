@@ -24,7 +24,15 @@ from .graph import (
     word_count,
 )
 from .job import EXACTLY_ONCE, VARIANTS, JobError, Outcome, StreamJob
-from .sinks import SINKS, ExternalOutput
+from .sinks import (
+    SINKS,
+    ExternalOutput,
+    IdempotentSink,
+    PlainSink,
+    Sink,
+    SinkError,
+    TransactionalSink,
+)
 from .sweep import run_dataflow  # registers the barrier variants with the sweeps
 
 __all__ = [
@@ -43,12 +51,17 @@ __all__ = [
     "DataflowError",
     "ExternalOutput",
     "ForkSnapshot",
+    "IdempotentSink",
     "JobError",
     "Operator",
     "Outcome",
+    "PlainSink",
     "Record",
+    "Sink",
+    "SinkError",
     "StateLayout",
     "StreamJob",
+    "TransactionalSink",
     "dataflow",
     "fork_costs",
     "input_log",

@@ -33,7 +33,7 @@ from ..trace import APP, RECEIVE, PartDone, StateRecorded
 from .app import DataflowApp, Record
 from .coordinator import COMPLETED, FAILED, CheckpointCoordinator, CheckpointEntry
 from .graph import Dataflow
-from .sinks import SINKS, ExternalOutput
+from .sinks import SINK_CLASSES, SINKS, ExternalOutput, Sink
 
 VARIANTS = ("chandy-lamport", "aligned", "unaligned", "at-least-once")
 EXACTLY_ONCE = ("chandy-lamport", "aligned", "unaligned")
@@ -105,7 +105,9 @@ class StreamJob:
         :data:`~snapshotlib.dataflow.sinks.SINKS`: ``"plain"`` (each record at once),
         ``"idempotent"`` (keyed by the record's origin) or ``"transactional"`` (committed
         when the next checkpoint completes; at the end of the input one more checkpoint
-        commits the last records). :attr:`output` keeps what became visible and when.
+        commits the last records); or a :class:`~snapshotlib.dataflow.sinks.Sink`
+        subclass of one's own (the class itself), instantiated once for the job.
+        :attr:`output` keeps what became visible and when.
 
     Examples
     --------
@@ -131,14 +133,21 @@ class StreamJob:
         min_pause: int = 0,
         record_bytes: int = 200,
         algorithm: type[SnapshotAlgorithm] | None = None,
-        sink: str = "plain",
+        sink: str | type[Sink] = "plain",
     ) -> None:
         if variant not in VARIANTS:
             raise JobError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
         if interval < 1:
             raise JobError(f"interval must be at least 1 step, got {interval}")
-        if sink not in SINKS:
-            raise JobError(f"unknown sink {sink!r}: expected one of {', '.join(SINKS)}")
+        if isinstance(sink, str):
+            if sink not in SINKS:
+                raise JobError(f"unknown sink {sink!r}: expected one of {', '.join(SINKS)}")
+            sink = SINK_CLASSES[sink]
+        elif not (isinstance(sink, type) and issubclass(sink, Sink)):
+            raise JobError(
+                f"sink must be one of {', '.join(SINKS)} or a Sink subclass (the class "
+                f"itself, not an instance), got {sink!r}"
+            )
         if min_pause < 0:
             raise JobError(f"min_pause must not be negative, got {min_pause}")
         if algorithm is not None and not (
@@ -177,7 +186,7 @@ class StreamJob:
         self._feedback = back_edges(self.network)
         self._sinks = frozenset(flow.sinks)
         #: what the outside world sees of the sinks' output (see :mod:`.sinks`)
-        self.output = ExternalOutput(sink)
+        self.output = ExternalOutput(sink())
         self.sim = self._new_simulator(None, {})
 
     # ------------------------------------------------------------- set-up
@@ -195,6 +204,7 @@ class StreamJob:
         # what this run's trace has told so far (see _read_events)
         self._events_read = 0
         self._actions_read = 0
+        self._sink_events_read = 0
         self._parts_done: set[tuple[str, str]] = set()
         for channel, payloads in sorted(in_flight.items()):
             src = self.network.channels[channel].src
@@ -333,27 +343,36 @@ class StreamJob:
             )
 
     def _read_events(self) -> None:
-        """Take in the trace's events since the last call: the parts done, and the
-        sinks' states recorded (their transactions close there)."""
+        """Take in the parts done the trace told since the last call."""
         events = self.sim.trace.events
         for e in events[self._events_read :]:
             if isinstance(e, PartDone):
                 self._parts_done.add((e.snapshot_id, e.process))
-            elif isinstance(e, StateRecorded) and e.process in self._sinks:
-                self.output.state_recorded(e.process, e.snapshot_id, e.action)
         self._events_read = len(events)
 
     def _watch_sinks(self) -> None:
-        """Hand the records that reached a sink since the last call to :attr:`output`."""
+        """Tell :attr:`output` what happened at the sinks since the last call, in the
+        order of the run: records that reached a sink, and sinks that recorded their
+        state (a record received before the state was recorded belongs to that
+        checkpoint)."""
         trace = self.sim.trace
-        actions = trace.actions
+        actions, events = trace.actions, trace.events
+        happened: list[tuple[int, int, str, Any]] = []
         for i in range(self._actions_read, len(actions)):
             a = actions[i]
             if a.kind == RECEIVE and a.process in self._sinks:
                 record = trace.messages[a.message].payload
                 if isinstance(record, Record):
-                    self.output.arrived(a.process, i, record.origin, self.steps)
-        self._actions_read = len(actions)
+                    happened.append((i, 1, a.process, record.origin))
+        for e in events[self._sink_events_read :]:
+            if isinstance(e, StateRecorded) and e.process in self._sinks:
+                happened.append((e.action, 0, e.process, e.snapshot_id))
+        self._actions_read, self._sink_events_read = len(actions), len(events)
+        for _, is_record, sink, what in sorted(happened, key=lambda h: h[:2]):
+            if is_record:
+                self.output.arrived(sink, what, self.steps)
+            else:
+                self.output.state_recorded(sink, what)
 
     def _progress(self) -> None:
         """Tell the coordinator which operators have done their part of each pending

@@ -6,13 +6,13 @@ written to a database stays written. So a sink that writes each record as it arr
 writes again, after a restore, every record replayed since the checkpoint: duplicates
 in the output even when the job's state is exactly once. Three sinks (``SINKS``):
 
-``plain``
+``plain`` (:class:`PlainSink`)
     Writes each record when it arrives: visible at once; duplicates after a restore.
-``idempotent``
+``idempotent`` (:class:`IdempotentSink`)
     Writes each record under its own key (its origin), so a second write of the same
     record replaces the first: each record shows once, at once. It needs records that
     come back the same after a restore, with a key of their own.
-``transactional``
+``transactional`` (:class:`TransactionalSink`)
     Writes into a transaction per checkpoint (two-phase commit, as Flink's
     ``TwoPhaseCommitSinkFunction``): when the sink records its state for a checkpoint,
     it closes the open transaction (*pre-commit*); when that checkpoint COMPLETES, the
@@ -21,19 +21,22 @@ in the output even when the job's state is exactly once. Three sinks (``SINKS``)
     shows exactly once; the price is latency: a record is visible only once the next
     checkpoint completes.
 
-:class:`ExternalOutput` keeps what became visible and when; :class:`~.job.StreamJob`
-feeds it (its ``sink`` parameter).
+A sink of one's own subclasses :class:`Sink`; :class:`~.job.StreamJob` takes the class
+as its ``sink``. :class:`ExternalOutput` is the outside world: it keeps what became
+visible and when.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections import Counter
-from dataclasses import dataclass, field
-
-SINKS = ("plain", "idempotent", "transactional")
+from collections import Counter, deque
+from dataclasses import dataclass
 
 Origin = tuple[str, int]
+
+
+class SinkError(ValueError):
+    """A sink wrote a record that is not waiting to be written."""
 
 
 @dataclass(frozen=True)
@@ -46,81 +49,182 @@ class Write:
     visible: int
 
 
-@dataclass
-class ExternalOutput:
-    """The output of a job's sinks as the outside world sees it, under one of
-    :data:`SINKS`.
+class Sink:
+    """How a job's sink operators write to the outside world. The job calls, in the
+    order things happen in the run:
 
-    >>> out = ExternalOutput("transactional")
-    >>> out.arrived("K", 0, ("S1", 0), step=3)
+    * :meth:`invoke`: a record (``origin``: its source and position there) reached the
+      sink operator ``sink``;
+    * :meth:`pre_commit`: ``sink`` recorded its state for ``checkpoint``; the records
+      it received before belong to that checkpoint, the ones after to the next;
+    * :meth:`commit`: ``checkpoint`` COMPLETED (every operator recorded its state);
+    * :meth:`abort`: the job was restored from its last completed checkpoint; every
+      record not written yet comes again (replayed or read again).
+
+    A sink makes a record visible with :meth:`write`. A job instantiates its sink class
+    once: the sink is outside the job, and a restore does not roll it back.
+    """
+
+    #: the name :class:`ExternalOutput` reports
+    name = "sink"
+    #: whether the outside world keys writes by the record's origin (a second write of
+    #: a record replaces the first)
+    keyed = False
+
+    def __init__(self) -> None:
+        self.world: ExternalOutput | None = None
+
+    def write(self, origin: Origin) -> None:
+        """Make the record ``origin`` visible to the outside world, now."""
+        if self.world is None:
+            raise SinkError("this sink writes to no job's output yet (StreamJob binds it)")
+        self.world.write(origin)
+
+    def invoke(self, sink: str, origin: Origin) -> None:
+        """A record reached the sink operator ``sink``."""
+        raise NotImplementedError(f"{type(self).__name__} must say what invoke does")
+
+    def pre_commit(self, sink: str, checkpoint: str) -> None:
+        """``sink`` recorded its state for ``checkpoint``."""
+
+    def commit(self, checkpoint: str) -> None:
+        """``checkpoint`` COMPLETED."""
+
+    def abort(self) -> None:
+        """The job was restored: what was not written comes again."""
+
+
+class PlainSink(Sink):
+    """Each record written when it arrives."""
+
+    name = "plain"
+
+    def invoke(self, sink: str, origin: Origin) -> None:
+        self.write(origin)
+
+
+class IdempotentSink(PlainSink):
+    """Each record written when it arrives, keyed by its origin."""
+
+    name = "idempotent"
+    keyed = True
+
+
+class TransactionalSink(Sink):
+    """Two-phase commit: a transaction per sink operator and checkpoint, pre-committed
+    when the operator records its state, committed when the checkpoint completes
+    (with every earlier one still waiting, which a FAILED checkpoint leaves), aborted
+    by a restore."""
+
+    name = "transactional"
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: per sink operator, its open transaction
+        self.open: dict[str, list[Origin]] = {}
+        #: per checkpoint, in the order pre-committed: the records of its transactions
+        self.precommitted: dict[str, list[Origin]] = {}
+
+    def invoke(self, sink: str, origin: Origin) -> None:
+        self.open.setdefault(sink, []).append(origin)
+
+    def pre_commit(self, sink: str, checkpoint: str) -> None:
+        self.precommitted.setdefault(checkpoint, []).extend(self.open.pop(sink, []))
+
+    def commit(self, checkpoint: str) -> None:
+        if checkpoint not in self.precommitted:
+            return
+        for cid in list(self.precommitted):
+            for origin in self.precommitted.pop(cid):
+                self.write(origin)
+            if cid == checkpoint:
+                break
+
+    def abort(self) -> None:
+        self.open.clear()
+        self.precommitted.clear()
+
+
+#: the engine's sinks, by name
+SINK_CLASSES: dict[str, type[Sink]] = {
+    s.name: s for s in (PlainSink, IdempotentSink, TransactionalSink)
+}
+SINKS = tuple(SINK_CLASSES)
+
+
+class ExternalOutput:
+    """The outside world a job's sink writes to: what became visible, and when.
+
+    >>> out = ExternalOutput(TransactionalSink())
+    >>> out.arrived("K", ("S1", 0), step=3)
     >>> out.visible_output()
     Counter()
-    >>> out.state_recorded("K", "c1", before=1)
+    >>> out.state_recorded("K", "c1")
     >>> out.checkpoint_completed("c1", step=9)
     >>> out.visible_output(), out.latencies()
     (Counter({('S1', 0): 1}), [6])
     """
 
-    mode: str = "plain"
-    #: every write, in the order the outside world saw it
-    writes: list[Write] = field(default_factory=list)
-    #: per sink: (trace index, step, origin) of records in its open transaction
-    _open: dict[str, list[tuple[int, int, Origin]]] = field(default_factory=dict)
-    #: per checkpoint id: the records pre-committed for it, in checkpoint order
-    _precommitted: dict[str, list[tuple[int, Origin]]] = field(default_factory=dict)
-    #: transactions aborted by restores, and how many records they held
-    aborted: int = 0
+    def __init__(self, sink: Sink | str = "plain") -> None:
+        if isinstance(sink, str):
+            if sink not in SINK_CLASSES:
+                raise ValueError(f"unknown sink {sink!r}: expected one of {', '.join(SINKS)}")
+            sink = SINK_CLASSES[sink]()
+        self.sink = sink
+        sink.world = self
+        self.mode = sink.name
+        #: every write, in the order the outside world saw it
+        self.writes: list[Write] = []
+        #: records that reached a sink and are not written yet: origin -> arrival steps
+        self._unwritten: dict[Origin, deque[int]] = {}
+        #: records not written yet when a restore came (their transactions aborted)
+        self.aborted = 0
+        self._step = 0
 
-    def __post_init__(self) -> None:
-        if self.mode not in SINKS:
-            raise ValueError(f"unknown sink {self.mode!r}: expected one of {', '.join(SINKS)}")
+    def arrived(self, sink: str, origin: Origin, step: int) -> None:
+        """A record reached the sink operator ``sink`` at ``step``."""
+        self._step = step
+        self._unwritten.setdefault(origin, deque()).append(step)
+        self.sink.invoke(sink, origin)
 
-    def arrived(self, sink: str, index: int, origin: Origin, step: int) -> None:
-        """A record reached ``sink`` (trace index ``index``, at ``step``)."""
-        if self.mode == "transactional":
-            self._open.setdefault(sink, []).append((index, step, origin))
-        else:
-            self.writes.append(Write(origin, step, step))
-
-    def state_recorded(self, sink: str, checkpoint: str, before: int) -> None:
-        """``sink`` recorded its state for ``checkpoint`` at trace index ``before``: the
-        records it received before that close their transaction (pre-commit)."""
-        if self.mode != "transactional":
-            return
-        mine = self._open.get(sink, [])
-        self._precommitted.setdefault(checkpoint, []).extend(
-            (step, origin) for index, step, origin in mine if index < before
-        )
-        self._open[sink] = [r for r in mine if r[0] >= before]
+    def state_recorded(self, sink: str, checkpoint: str) -> None:
+        """``sink`` recorded its state for ``checkpoint``."""
+        self.sink.pre_commit(sink, checkpoint)
 
     def checkpoint_completed(self, checkpoint: str, step: int) -> None:
-        """``checkpoint`` COMPLETED at ``step``: commit its transaction and every earlier
-        one still waiting (a checkpoint that FAILED left its records to the next)."""
-        if self.mode != "transactional" or checkpoint not in self._precommitted:
-            return
-        for cid in list(self._precommitted):
-            for arrived, origin in self._precommitted.pop(cid):
-                self.writes.append(Write(origin, arrived, step))
-            if cid == checkpoint:
-                break
+        """``checkpoint`` COMPLETED at ``step``."""
+        self._step = step
+        self.sink.commit(checkpoint)
 
     def restored(self) -> None:
-        """The job was restored: every transaction not committed is aborted (the records
-        in it come again, replayed or read again)."""
-        self.aborted += sum(map(len, self._open.values()))
-        self.aborted += sum(map(len, self._precommitted.values()))
-        self._open.clear()
-        self._precommitted.clear()
+        """The job was restored: what was not written comes again."""
+        self.sink.abort()
+        self.aborted += sum(map(len, self._unwritten.values()))
+        self._unwritten.clear()
+
+    def write(self, origin: Origin) -> None:
+        """The sink makes ``origin`` visible now."""
+        waiting = self._unwritten.get(origin)
+        if not waiting:
+            raise SinkError(
+                f"the sink wrote record {origin[0]}#{origin[1]}, which is not waiting to "
+                "be written: it has not reached a sink since the last restore, or it was "
+                "written already"
+            )
+        arrived = waiting.popleft()
+        if not waiting:
+            del self._unwritten[origin]
+        self.writes.append(Write(origin, arrived, self._step))
 
     def waiting(self) -> bool:
-        """Whether records wait for a checkpoint to become visible."""
-        return any(self._open.values()) or any(self._precommitted.values())
+        """Whether records that reached a sink are not visible yet."""
+        return bool(self._unwritten)
 
     def visible_output(self) -> Counter[Origin]:
-        """How many times the outside world sees each record: for an idempotent sink, a
-        second write of a record replaces the first."""
+        """How many times the outside world sees each record: for a keyed sink, a second
+        write of a record replaces the first."""
         seen = Counter(w.origin for w in self.writes)
-        if self.mode == "idempotent":
+        if self.sink.keyed:
             return Counter(dict.fromkeys(seen, 1))
         return seen
 
