@@ -228,3 +228,18 @@ def test_a_sink_must_be_a_name_or_a_sink_class() -> None:
 def test_a_sink_that_forgets_invoke_says_so() -> None:
     with pytest.raises(NotImplementedError, match="Forgetful must say what invoke does"):
         StreamJob(word_count(records=3), seed=1, sink=type("Forgetful", (Sink,), {})).run()
+
+
+class NeverCommits(TransactionalSink):
+    def commit(self, checkpoint: str) -> None:
+        pass  # the bug: nothing is ever written
+
+
+def test_one_final_checkpoint_only_when_a_sink_never_writes() -> None:
+    """The final checkpoint is taken once: a sink that still holds records after it
+    will never write them, and the job ends rather than checkpointing for ever."""
+    job = StreamJob(word_count(records=JOB_RECORDS), seed=1, sink=NeverCommits)
+    job.run(max_steps=5000)
+    clean = StreamJob(word_count(records=JOB_RECORDS), seed=1, sink="transactional").run()
+    assert job.steps == clean.steps < 5000
+    assert job.output.waiting() and not job.output.writes

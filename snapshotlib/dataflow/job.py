@@ -181,6 +181,8 @@ class StreamJob:
         #: source, and they have stayed paused since: the records the sources had left
         #: (see :meth:`_refuse_a_stall`)
         self._idle_trigger: int | None = None
+        #: whether the final checkpoint was taken since the start or the last restore
+        self._final_taken = False
         self._crossed: dict[str, list[tuple[str, int]]] = {}
         self._dropped: dict[str, list[tuple[str, int]]] = {}
         self._feedback = back_edges(self.network)
@@ -254,9 +256,13 @@ class StreamJob:
         if self.crashed:
             raise JobError(f"the job is halted: {self.crashed} crashed; restore() first")
         acts = self.actions()
-        if not acts and self.output.waiting() and not self.coordinator.pending():
+        waiting = self.output.waiting() and not self.coordinator.pending()
+        if not acts and waiting and not self._final_taken:
             # the input is done and a transactional sink's last records wait for a
-            # checkpoint: take one more (Flink's final checkpoint), or they never show
+            # checkpoint: take one more (Flink's final checkpoint), or they never show;
+            # one only: a sink that still holds records after it never writes them (a
+            # sink of one's own may be wrong)
+            self._final_taken = True
             self.trigger(final=True)
             acts = self.actions()
         if action is None:
@@ -454,6 +460,7 @@ class StreamJob:
                 in_flight[channel] = [m.payload for m in msgs]
         self.sim = self._new_simulator(states, in_flight)
         self.output.restored()
+        self._final_taken = False
         self.crashed = None
         crossed = set(self._crossed.get(entry.id, [])) if entry else set()
         dropped = set(self._dropped.get(entry.id, [])) if entry else set()
