@@ -125,3 +125,24 @@ def test_a_target_that_is_not_defined_is_an_error() -> None:
         without("def f():\n    pass\n", ["snapshotlib.m:g"])
     with pytest.raises(EditionError, match="has no 'nothing'"):
         defined_at("snapshotlib.checks:nothing")
+
+
+@pytest.mark.parametrize("number", range(1, 16))
+def test_the_sandbox_is_handed_no_refused_function_and_no_answer(number: int) -> None:
+    """What the grader computes for a sandbox (each precomputed setup, for the learner's
+    variant) is handed to it as data that any code there can read. So no refused
+    function may be precomputed (a stand-in would still return what it was handed), and
+    a setup hands over the run, never what the tests compare answers with."""
+    import json
+
+    from snapshotlib.course.exercises.precomputed import compute, key_of, setups
+
+    rules = rules_for(f"{number:02d}")
+    assert rules is not None
+    refused = {t for targets in rules.REFUSE.values() for t in targets}
+    for setup in setups(rules):
+        assert key_of(setup) not in refused, key_of(setup)
+    handed = json.dumps(compute(rules, 7 if rules.VARIANT else None))
+    truths = {"times", "misleading", "line", "registry", "expected", "answer"}
+    leaked = [t for t in truths if f'"{t}"' in handed]
+    assert not leaked, f"exercise {number} hands the sandbox {leaked}"

@@ -185,3 +185,52 @@ def test_magics_and_shell_lines_are_read_as_the_code_they_run() -> None:
     assert cell_magic is not None and type(cell_magic.body[-1]).__name__ == "Assign"
     assert parse_cell("%%bash\necho hi") is None  # not Python: nothing to read
     assert parse_cell("def (") is None
+
+
+#: answers that look up what the tests compare with, or use an engine class that holds
+#: the rules asked for: refused in every exercise where they were found
+LOOKED_UP = {
+    "exercise 14's Lamport times, from the tests' truth": (
+        "14",
+        "from snapshotlib.course.exercises import ex14\n"
+        "def lamport_times(trace):\n"
+        "    return ex14.truth(variant)\n",
+        "lamport_times",
+    ),
+    "exercise 14's pair, from the tests' list": (
+        "14",
+        "from snapshotlib.course.exercises.ex14 import misleading_pairs\n"
+        "misleading = misleading_pairs(variant)[0]\n",
+        "misleading",
+    ),
+    "exercise 15's line, from the hidden tests' truth": (
+        "15",
+        "from snapshotlib.course.exercises import ex15\n"
+        "def recovery_line(trace, checkpoints):\n"
+        "    return ex15.random_truth(0)\n",
+        "recovery_line",
+    ),
+    "exercise 2's rules, from the unaligned barriers": (
+        "02",
+        "from snapshotlib.algorithms.barriers import UnalignedBarriers\n"
+        "class MarkerRules(UnalignedBarriers):\n"
+        "    name = 'mine'\n",
+        "MarkerRules",
+    ),
+    "exercise 1's largest cut, from the lattice's own consistent cuts": (
+        "01",
+        "from snapshotlib.checks.lattice import _Run\n"
+        "largest_in_f1 = max(_Run(sim).consistent_cuts(), key=sum)\n",
+        "largest_in_f1",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOOKED_UP))
+def test_an_answer_looked_up_from_the_tests_or_a_sibling_class_is_refused(case: str) -> None:
+    from snapshotlib.course.exercises import rules_for
+
+    exercise, code, answer = LOOKED_UP[case]
+    rules = rules_for(exercise)
+    assert rules is not None
+    assert answer in refused([code], rules.REFUSE), case

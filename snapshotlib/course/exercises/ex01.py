@@ -39,6 +39,7 @@ _CUT_CHECKS = (
     "snapshotlib.checks.cut:check_cut",
     "snapshotlib.checks.cut:check_snapshot",
     "snapshotlib.checks.lattice:cut_lattice",
+    "snapshotlib.checks.lattice:_Run",  # the consistent cuts, which cut_lattice lists
     "snapshotlib.course.lesson_01:offending_messages",
     "snapshotlib.course.lesson_01:check_inconsistent_frontier",
     "snapshotlib.course.lesson_01:check_smallest_cut",

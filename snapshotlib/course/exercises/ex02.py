@@ -51,6 +51,11 @@ REFUSE: dict[str, tuple[str, ...]] = {
     "MarkerRules": (
         "snapshotlib.algorithms.chandy_lamport:ChandyLamport",
         "snapshotlib.algorithms.lai_yang:LaiYang",
+        # the barrier snapshots hold the marker rules too: unaligned barriers, on a
+        # network rather than a dataflow, are Chandy-Lamport's rules in a few lines
+        "snapshotlib.algorithms.barriers:AlignedBarriers",
+        "snapshotlib.algorithms.barriers:AtLeastOnceBarriers",
+        "snapshotlib.algorithms.barriers:UnalignedBarriers",
     ),
 }
 

@@ -4,9 +4,11 @@ compare answers with.
 Question 1 asks for ``lamport_times(trace)``: every event's Lamport time, by its name.
 Question 2 asks for a pair of events of the learner's run whose Lamport times are
 ordered although neither happens before the other. The question refuses the engine's
-Lamport clocks, so the truths are computed by the grader, outside the sandbox
-(:func:`~.precomputed.precomputed`): :func:`truth` for the learner's run,
-:func:`random_truth` for the random runs of the hidden tests (:func:`random_run`).
+Lamport clocks, so the grader draws the learner's run outside the sandbox
+(:func:`~.precomputed.precomputed`). The truths, :func:`truth` and
+:func:`misleading_pairs` for the learner's run and :func:`random_truth` for the random
+runs of the hidden tests (:func:`random_run`), are computed where the tests run, in the
+grader; none goes into the sandbox, and an answer that calls one is refused.
 
 >>> sim = execution(7)
 >>> sorted(truth(7)) == sorted(sim.trace.action_name(i) for i, _ in sim.trace.app_actions())
@@ -28,17 +30,27 @@ from ...simulator import Simulator
 from ...workloads import max_extra_edges, random_execution, random_strongly_connected
 from ..lesson_01 import describe_execution
 from .ex01 import random_named_run
-from .precomputed import precomputed, precomputed_for
+from .precomputed import precomputed
 
 NAME = "14_lamport_clocks"
 VARIANT = True
+#: the tests' own answers: an answer that looks them up is refused like the engine's
+_TRUTHS = (
+    "snapshotlib.course.exercises.ex14:truth",
+    "snapshotlib.course.exercises.ex14:random_truth",
+    "snapshotlib.course.exercises.ex14:misleading_pairs",
+    "snapshotlib.course.exercises.ex14:_times",
+    "snapshotlib.course.exercises.ex14:_misleading",
+)
 REFUSE: dict[str, tuple[str, ...]] = {
     "lamport_times": (
         "snapshotlib.checks.causality:lamport_clocks",
         "snapshotlib.checks.causality:lamport_order",
         "snapshotlib.course.lesson_01.text:lamport_time",
         "snapshotlib.course.lesson_01.text:lamport_table",
+        *_TRUTHS,
     ),
+    "misleading": _TRUTHS,
 }
 
 #: the random runs of the hidden tests: seeds, and their size
@@ -67,20 +79,15 @@ def _misleading(sim: Simulator, named: dict[str, int]) -> list[list[str]]:
 
 @precomputed
 def _made(variant: int) -> dict[str, Any]:
-    """The learner's run (as the scenario that replays it), its Lamport times and its
-    misleading pairs: made with the engine's clocks, so the grader makes them outside the
-    sandbox."""
+    """The learner's run, as the scenario that replays it: drawn until it has misleading
+    pairs, which takes the engine's clocks, so the grader draws it outside the sandbox.
+    Only the run goes into the sandbox: the answers (:func:`truth`,
+    :func:`misleading_pairs`) are computed where the tests run, in the grader."""
     for attempt in itertools.count():
         sim = random_named_run(random.Random(f"{NAME}/{variant}/{attempt}"))
         received = sum(1 for m in sim.trace.received_by if m >= 0)
-        times = _times(sim)
-        pairs = _misleading(sim, times)
-        if received >= 4 and pairs:
-            return {
-                "run": recorded_scenario(sim, f"exercise 14, variant {variant}"),
-                "times": times,
-                "misleading": pairs,
-            }
+        if received >= 4 and _misleading(sim, _times(sim)):
+            return {"run": recorded_scenario(sim, f"exercise 14, variant {variant}")}
     raise AssertionError("unreachable")
 
 
@@ -96,14 +103,14 @@ def describe(variant: int) -> str:
 
 def truth(variant: int) -> dict[str, int]:
     """Every event of the learner's run with its Lamport time, by name."""
-    times: dict[str, int] = _made(variant)["times"]
-    return times
+    return _times(execution(variant))
 
 
 def misleading_pairs(variant: int) -> list[tuple[str, str]]:
     """The pairs of events of the learner's run whose Lamport times are ordered although
     they are concurrent: the right answers to question 2."""
-    return [(x, y) for x, y in _made(variant)["misleading"]]
+    sim = execution(variant)
+    return [(x, y) for x, y in _misleading(sim, _times(sim))]
 
 
 def random_run(seed: int) -> Simulator:
@@ -116,7 +123,6 @@ def random_run(seed: int) -> Simulator:
     return random_execution(net, seed=500 + seed, n_actions=40, snapshots=1)
 
 
-@precomputed_for(lambda variant: [(seed,) for seed in RANDOM_SEEDS])
 def random_truth(seed: int) -> dict[str, int]:
     """The Lamport time of every application event of :func:`random_run` ``(seed)``."""
     return _times(random_run(seed))

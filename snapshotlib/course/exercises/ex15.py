@@ -3,10 +3,11 @@ lines the tests compare answers with, and the brief of a run that falls like dom
 
 Question 1 asks for ``recovery_line(trace, checkpoints)``: the latest consistent cut made
 of the checkpoints (event counts per process; every process may also restart from 0).
-The question refuses the engine's recovery lines, so the truths are computed by the
-grader, outside the sandbox (:func:`~.precomputed.precomputed`): :func:`truth` for the
-learner's run, :func:`random_truth` for the random runs of the hidden tests
-(:func:`random_case`).
+The question refuses the engine's recovery lines, so the grader draws the learner's run
+and checkpoints outside the sandbox (:func:`~.precomputed.precomputed`). The truths,
+:func:`truth` for the learner's run and :func:`random_truth` for the random runs of the
+hidden tests (:func:`random_case`), are computed where the tests run, in the grader;
+none goes into the sandbox, and an answer that calls one is refused.
 
 Question 2 asks for a run and checkpoints, every process saving at least the brief's
 number of them (:func:`brief`), whose recovery line is every process's start: the domino
@@ -32,7 +33,7 @@ from ...workloads import max_extra_edges, random_execution, random_strongly_conn
 from ..lesson_01 import describe_execution
 from .ex01 import random_named_run
 from .forms import scenario_within
-from .precomputed import precomputed, precomputed_for
+from .precomputed import precomputed
 
 NAME = "15_recovery_line"
 VARIANT = True
@@ -67,10 +68,11 @@ def _draw(rng: random.Random, sim: Simulator, most: int) -> dict[str, list[int]]
 
 @precomputed
 def _made(variant: int) -> dict[str, Any]:
-    """The learner's run (as the scenario that replays it), checkpoints and recovery
-    line: drawn until reaching the line takes at least two rollbacks and leaves some
-    process past its start. Made with the engine's recovery lines, so the grader makes
-    them outside the sandbox."""
+    """The learner's run (as the scenario that replays it) and checkpoints: drawn until
+    reaching the recovery line takes at least two rollbacks and leaves some process past
+    its start, which takes the engine's recovery lines, so the grader draws them outside
+    the sandbox. Only the run and checkpoints go into the sandbox: the line
+    (:func:`truth`) is computed where the tests run, in the grader."""
     for attempt in itertools.count():
         rng = random.Random(f"{NAME}/{variant}/{attempt}")
         sim = random_named_run(rng)
@@ -80,7 +82,6 @@ def _made(variant: int) -> dict[str, Any]:
             return {
                 "run": recorded_scenario(sim, f"exercise 15, variant {variant}"),
                 "checkpoints": marks,
-                "line": line,
             }
     raise AssertionError("unreachable")
 
@@ -111,9 +112,9 @@ def describe(variant: int) -> str:
 
 
 def truth(variant: int) -> dict[str, int]:
-    """The recovery line of the learner's checkpoints."""
-    line: dict[str, int] = _made(variant)["line"]
-    return line
+    """The recovery line of the learner's checkpoints (computed where the tests run, in
+    the grader: it is not handed to the sandbox)."""
+    return rollback_propagation(execution(variant).trace, checkpoints(variant))[0]
 
 
 def random_case(seed: int) -> tuple[Simulator, dict[str, list[int]]]:
@@ -133,7 +134,6 @@ def random_case(seed: int) -> tuple[Simulator, dict[str, list[int]]]:
     return sim, marks
 
 
-@precomputed_for(lambda variant: [(seed,) for seed in RANDOM_SEEDS])
 def random_truth(seed: int) -> dict[str, int]:
     """The recovery line of :func:`random_case` ``(seed)``: every process that has
     events."""
