@@ -127,7 +127,7 @@ def test_a_target_that_is_not_defined_is_an_error() -> None:
         defined_at("snapshotlib.checks:nothing")
 
 
-@pytest.mark.parametrize("number", range(1, 16))
+@pytest.mark.parametrize("number", range(1, 17))
 def test_the_sandbox_is_handed_no_refused_function_and_no_answer(number: int) -> None:
     """What the grader computes for a sandbox (each precomputed setup, for the learner's
     variant) is handed to it as data that any code there can read. So no refused

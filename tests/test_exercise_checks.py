@@ -249,6 +249,43 @@ HONEST_DOMINO = (
 )
 
 
+HONEST_SINK = (
+    "class ExactlyOnceSink(Sink):\n"
+    "    # one list of [checkpoint or None, sink, record]; the order of pre-commits\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.held = []\n"
+    "        self.order = []\n"
+    "\n"
+    "    def invoke(self, sink, origin):\n"
+    "        self.held.append([None, sink, origin])\n"
+    "\n"
+    "    def pre_commit(self, sink, checkpoint):\n"
+    "        if checkpoint not in self.order:\n"
+    "            self.order.append(checkpoint)\n"
+    "        for entry in self.held:\n"
+    "            if entry[0] is None and entry[1] == sink:\n"
+    "                entry[0] = checkpoint\n"
+    "\n"
+    "    def commit(self, checkpoint):\n"
+    "        if checkpoint not in self.order:\n"
+    "            return\n"
+    "        upto = self.order.index(checkpoint) + 1\n"
+    "        done, self.order = set(self.order[:upto]), self.order[upto:]\n"
+    "        for entry in [e for e in self.held if e[0] in done]:\n"
+    "            self.write(entry[2])\n"
+    "        self.held = [e for e in self.held if e[0] not in done]\n"
+    "\n"
+    "    def abort(self):\n"
+    "        self.held, self.order = [], []\n"
+    "\n"
+    "\n"
+    "try_it(ExactlyOnceSink)\n"
+    "job = StreamJob(job_graph, seed=1, interval=10, sink=ExactlyOnceSink)\n"
+    "assert not job.run(crash_at=(60, 'C1')).output.duplicates()  # a self-check\n"
+)
+
+
 #: per exercise that asks for something the engine has: honest answers (by the cell
 #: each replaces), the questions their public tests pass, the full marks, and an answer
 #: that delegates to the engine (which the check and the grade both refuse)
@@ -274,6 +311,17 @@ HONEST_AND_DELEGATING = {
             "from snapshotlib.checks import recovery_line as engine_line\n\n"
             "def recovery_line(trace, checkpoints):\n"
             "    return engine_line(trace, checkpoints)\n",
+        ),
+    ),
+    "16_exactly_once_output": (
+        {"class ExactlyOnceSink": HONEST_SINK},
+        ["q1"],
+        {"q1": 7.0},
+        (
+            "class ExactlyOnceSink",
+            "from snapshotlib.dataflow.sinks import TransactionalSink\n\n"
+            "class ExactlyOnceSink(TransactionalSink):\n"
+            "    pass\n",
         ),
     ),
 }

@@ -223,6 +223,13 @@ LOOKED_UP = {
         "largest_in_f1 = max(_Run(sim).consistent_cuts(), key=sum)\n",
         "largest_in_f1",
     ),
+    "exercise 16's sink, on the engine's transactional sink": (
+        "16",
+        "from snapshotlib.dataflow.sinks import TransactionalSink\n"
+        "class ExactlyOnceSink(TransactionalSink):\n"
+        "    pass\n",
+        "ExactlyOnceSink",
+    ),
 }
 
 
