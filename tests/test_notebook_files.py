@@ -305,3 +305,22 @@ def test_an_exercise_opens_with_its_summary_folded(exercise: str) -> None:
     cells = json.loads((ROOT / "exercises" / exercise).read_text(encoding="utf-8"))["cells"]
     summary = [c for c in cells if "".join(c["source"]).startswith("## Summary")]
     assert len(summary) == 1 and summary[0]["metadata"].get(FOLDED) is True
+
+
+def test_start_here_lists_every_exercise_and_which_ask_for_an_id() -> None:
+    """Lesson 00's table has every exercise, in the order of the lessons they follow; its
+    prose names the exercises whose runs are made from the learner's id (VARIANT)."""
+    from snapshotlib.course.exercises import rules_for
+
+    text = "\n".join(sources(load("00_start_here"), "markdown"))
+    row = r"^\| \[(\d+) [^]]+\]\(\.\./exercises/([^)]+)\.ipynb\) \| (\w+) \|"
+    rows = re.findall(row, text, re.M)
+    names = sorted(p.stem for p in (ROOT / "exercises").glob("*.ipynb"))
+    assert sorted(f for _, f, _ in rows) == names
+    order = [LESSONS.index(next(n for n in LESSONS if number(n) == after)) for _, _, after in rows]
+    assert order == sorted(order), "the table is not in the order of the lessons"
+    said = re.search(r"Exercises ([\d, and]+) ask for your id", " ".join(text.split()))
+    assert said is not None
+    named = {int(n) for n in re.findall(r"\d+", said.group(1))}
+    with_ids = {int(f[:2]) for f in names if getattr(rules_for(f), "VARIANT", False)}
+    assert named == with_ids
