@@ -324,3 +324,15 @@ def test_start_here_lists_every_exercise_and_which_ask_for_an_id() -> None:
     named = {int(n) for n in re.findall(r"\d+", said.group(1))}
     with_ids = {int(f[:2]) for f in names if getattr(rules_for(f), "VARIANT", False)}
     assert named == with_ids
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_presenters_note_is_said_twice(name: str) -> None:
+    """A note written by hand that the slide tool also writes shows twice in the speaker
+    view: every note of a lesson is different."""
+    notes = [
+        "".join(c["source"])
+        for c in load(name)["cells"]
+        if "presenter-notes" in c.get("metadata", {}).get("tags", [])
+    ]
+    assert len(notes) == len(set(notes)), [n[:60] for n in notes if notes.count(n) > 1]

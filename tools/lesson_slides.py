@@ -42,9 +42,12 @@ import lecture_plans  # noqa: E402
 TITLE_NOTE_ID = "presenter-title"
 
 
-def prediction_note(question: str | None) -> str:
-    """The note on a question's prediction slide."""
+def prediction_note(question: str | None, part: int = 1) -> str:
+    """The note on a question's prediction slide (``part``: which answer cell of the
+    question it is, for a try-it asked in parts)."""
     ask = f' "{question}"' if question else " the question on this slide"
+    if part > 1:
+        ask = f" part {part} of{ask}"
     return (
         f"**In class** (about 5 minutes): let the room answer{ask} first: a minute to "
         "think, then a show of hands or two answers. Type the room's answer into the cell "
@@ -76,13 +79,16 @@ def write_notes(notebook: dict) -> None:
     cells = notebook["cells"]
     out = [cells[0], _note(TITLE_NOTE_ID, lecture_plans.title_note(cells))]
     question: str | None = None
+    part = 0
     for cell in cells[1:]:
         if is_heading(cell):
             title = source(cell).splitlines()[0].lstrip("# ").strip()
             question = title.removeprefix("Try it: ") if title.startswith("Try it: ") else None
             question = question[0].upper() + question[1:] if question else None
+            part = 0
         if is_answer_cell(cell):
-            out.append(_note(f"presenter-{cell['id']}", prediction_note(question)))
+            part += 1
+            out.append(_note(f"presenter-{cell['id']}", prediction_note(question, part)))
         out.append(cell)
     notebook["cells"] = out
 
