@@ -2,7 +2,8 @@
 words; lesson 00's table and the instructor guide give the same times.
 
 The rule is ``tools/lesson_times.py``'s: 100 words of prose a minute, half a minute per
-code cell, 5 minutes per *Try it*, rounded up to 5 minutes. After changing a lesson,
+code cell, 5 minutes per *Try it*, a minute per concept-check question, rounded up to 5
+minutes. After changing a lesson,
 ``python tools/lesson_times.py --write`` puts its new time everywhere.
 """
 

@@ -35,7 +35,7 @@ LESSONS = [
     "11_rollback_recovery",
 ]
 #: pages every lesson may link to; not lessons (no number, no try-it)
-REFERENCE = ["errata", "glossary", "reading"]
+REFERENCE = ["errata", "glossary", "reading", "self_test"]
 #: lessons whose summary links the glossary and the errata
 LINKED = ["05a_fifo_matters", "05b_without_fifo", "07a_barrier_snapshots",
           "07b_measuring_tradeoffs", "08_failures_and_recovery", "09_cost_at_scale",

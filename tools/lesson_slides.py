@@ -55,6 +55,20 @@ def prediction_note(question: str | None, part: int = 1) -> str:
     )
 
 
+#: the note after a lesson's concept check (its widget): how to run it with a room
+CONCEPT_NOTE = (
+    "**In class** (about a minute a question): show each question and let the room vote "
+    "(hands or cards) before you click anything; then click the choice the room chose: "
+    "its feedback says why it is right or not. Open *Show answer* only after the room "
+    "has read it; *Next* moves on."
+)
+
+
+def is_concept_check(cell: dict) -> bool:
+    """Whether ``cell`` shows a lesson's concept check."""
+    return cell["cell_type"] == "code" and "concept_check(" in source(cell)
+
+
 def _note(cell_id: str, text: str) -> dict:
     return {"cell_type": "markdown", "id": cell_id, "metadata": {"tags": [NOTES_TAG]},
             "source": text.splitlines(keepends=True)}  # fmt: skip
@@ -62,7 +76,11 @@ def _note(cell_id: str, text: str) -> dict:
 
 def _generated_ids(cells: list[dict]) -> set[str]:
     """The ids the generated notes have: the plan's, and one per answer cell."""
-    return {TITLE_NOTE_ID} | {f"presenter-{c['id']}" for c in cells if is_answer_cell(c)}
+    return (
+        {TITLE_NOTE_ID}
+        | {f"presenter-{c['id']}" for c in cells if is_answer_cell(c)}
+        | {f"presenter-after-{c['id']}" for c in cells if is_concept_check(c)}
+    )
 
 
 def strip_notes(notebook: dict) -> None:
@@ -90,6 +108,8 @@ def write_notes(notebook: dict) -> None:
             part += 1
             out.append(_note(f"presenter-{cell['id']}", prediction_note(question, part)))
         out.append(cell)
+        if is_concept_check(cell):
+            out.append(_note(f"presenter-after-{cell['id']}", CONCEPT_NOTE))
     notebook["cells"] = out
 
 

@@ -2,8 +2,9 @@
 
 The rule (lesson 00 and the instructor guide state it too): a learner alone reads about
 **100 words a minute** of this course's prose (it is read with the runs beside it), runs
-and looks at a code cell in **half a minute**, and spends **5 minutes** on each *Try it*
-(answer, check, perhaps a hint and a second go). The sum is rounded up to 5 minutes.
+and looks at a code cell in **half a minute**, spends **5 minutes** on each *Try it*
+(answer, check, perhaps a hint and a second go) and **a minute** on each question of
+its concept check (read, choose, read why). The sum is rounded up to 5 minutes.
 
     python tools/lesson_times.py           # print each lesson's words, tasks and time
     python tools/lesson_times.py --write   # write the times into the lessons, lesson
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from snapshotlib.course.concepts import for_lesson
 from snapshotlib.publish.slides import is_notes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +33,7 @@ START = NOTEBOOKS / "00_start_here.ipynb"
 WORDS_PER_MINUTE = 100
 MINUTES_PER_CODE_CELL = 0.5
 MINUTES_PER_TRY_IT = 5
+MINUTES_PER_CONCEPT_QUESTION = 1
 #: a lesson should be read in one go: the most words one may hold
 MAX_WORDS = 2_500
 
@@ -57,8 +60,22 @@ def measure(path: Path) -> dict[str, int]:
     words = sum(len(_WORD.findall(text)) for text in prose)
     code = sum(1 for c in cells if c["cell_type"] == "code")
     try_its = sum(len(re.findall(r"^#{2,3} Try it", text, re.M)) for text in prose)
-    raw = words / WORDS_PER_MINUTE + code * MINUTES_PER_CODE_CELL + try_its * MINUTES_PER_TRY_IT
-    return {"words": words, "code": code, "try_its": try_its, "minutes": 5 * math.ceil(raw / 5)}
+    checked = [m for c in cells if c["cell_type"] == "code"
+               for m in re.findall(r'concept_check\("(\w+)"\)', _source(c))]  # fmt: skip
+    questions = sum(len(for_lesson(lesson)) for lesson in checked)
+    raw = (
+        words / WORDS_PER_MINUTE
+        + code * MINUTES_PER_CODE_CELL
+        + try_its * MINUTES_PER_TRY_IT
+        + questions * MINUTES_PER_CONCEPT_QUESTION
+    )
+    return {
+        "words": words,
+        "code": code,
+        "try_its": try_its,
+        "questions": questions,
+        "minutes": 5 * math.ceil(raw / 5),
+    }
 
 
 def stated(path: Path) -> int | None:
@@ -134,7 +151,8 @@ def main(argv: list[str]) -> int:
         times[lesson_number(path)] = m["minutes"]
         flag = "  (over the word limit)" if m["words"] > MAX_WORDS else ""
         print(
-            f"{path.stem:32} {m['words']:5} words {m['code']:3} code cells {m['try_its']} try-its"
+            f"{path.stem:32} {m['words']:5} words {m['code']:3} code cells "
+            f"{m['try_its']} try-its {m['questions']} questions"
             f" -> {m['minutes']:3} min (states {stated(path)}){flag}"
         )
     if "--write" in argv:

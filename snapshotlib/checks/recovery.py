@@ -8,7 +8,7 @@ was sent outside it (an *orphan*: the receiver would remember a message its send
 never sent). The **recovery line** is the latest consistent cut made of checkpoints.
 
 Consistent cuts are closed under taking, process by process, the later of two (lesson
-01's lattice), so among the consistent cuts of checkpoints there is one that holds every
+06b's lattice), so among the consistent cuts of checkpoints there is one that holds every
 other: the recovery line is unique. :func:`recovery_line` finds it by rollback
 propagation, as a recovering system does: start from every process's latest checkpoint
 and, while an orphan remains, roll its receiver back to its latest checkpoint before

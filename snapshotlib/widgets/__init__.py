@@ -7,6 +7,7 @@ Needs the ``widgets`` extra (ipywidgets, anywidget, plotly, networkx).
 """
 
 from .commutation_stepper import CommutationStepper
+from .concept_check import ConceptCheck
 from .cut_checker import CutChecker
 from .dataflow_explorer import DataflowExplorer
 from .explorer import Explorer
@@ -15,6 +16,7 @@ from .static import show_static, static_png
 
 __all__ = [
     "CommutationStepper",
+    "ConceptCheck",
     "CutChecker",
     "DataflowExplorer",
     "Explorer",
