@@ -147,9 +147,9 @@ def test_an_unknown_sink_is_refused_with_the_choices() -> None:
 def test_a_failed_checkpoint_leaves_its_records_to_the_next_commit() -> None:
     out = ExternalOutput("transactional")
     out.arrived("K", ("S1", 0), step=1)
-    out.state_recorded("K", "c1")  # c1 will fail: never completed
+    out.state_recorded("K", "c1", step=2)  # c1 will fail: never completed
     out.arrived("K", ("S1", 1), step=4)
-    out.state_recorded("K", "c2")
+    out.state_recorded("K", "c2", step=5)
     out.checkpoint_completed("c2", step=10)
     assert [(w.origin, w.visible) for w in out.writes] == [(("S1", 0), 10), (("S1", 1), 10)]
     assert not out.waiting()
@@ -243,3 +243,41 @@ def test_one_final_checkpoint_only_when_a_sink_never_writes() -> None:
     clean = StreamJob(word_count(records=JOB_RECORDS), seed=1, sink="transactional").run()
     assert job.steps == clean.steps < 5000
     assert job.output.waiting() and not job.output.writes
+
+
+class WritesAtPreCommit(TransactionalSink):
+    def pre_commit(self, sink: str, checkpoint: str) -> None:
+        for origin in self.open.pop(sink, []):
+            self.write(origin)  # too early, but the step it happens at is told right
+
+
+def test_a_write_is_stamped_with_the_step_it_happens_at() -> None:
+    """In the word count the sink records its state last: its pre-commit comes at the
+    step its checkpoint completes, and a write made there is stamped with that step
+    (not the step the sink's last record arrived)."""
+    job = StreamJob(word_count(records=JOB_RECORDS), seed=1, sink=WritesAtPreCommit).run()
+    completed = {e.ended_at for e in job.coordinator.entries.values() if e.status == "COMPLETED"}
+    assert job.output.writes and {w.visible for w in job.output.writes} <= completed
+
+
+class ResetsItself(TransactionalSink):
+    """Honest ways of writing a sink: resetting by calling __init__, origins as lists."""
+
+    def invoke(self, sink: str, origin: tuple[str, int]) -> None:
+        self.open.setdefault(sink, []).append(list(origin))  # type: ignore[arg-type]
+
+    def abort(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+
+def test_a_sink_that_resets_itself_or_keeps_lists_writes_as_the_engines() -> None:
+    for step, got in every_crash_point("aligned", ResetsItself):
+        want = StreamJob(word_count(records=JOB_RECORDS), seed=1, sink="transactional")
+        want.run(crash_at=(step, word_count(records=JOB_RECORDS).network().processes[step % 5]))
+        assert got.output.writes == want.output.writes, step
+
+
+def test_writing_what_is_no_origin_is_an_error_saying_what_to_write() -> None:
+    out = ExternalOutput("plain")
+    with pytest.raises(SinkError, match="which is no record's origin: write the origin invoke"):
+        out.write(7)  # type: ignore[arg-type]

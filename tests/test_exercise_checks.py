@@ -316,7 +316,7 @@ HONEST_AND_DELEGATING = {
     "16_exactly_once_output": (
         {"class ExactlyOnceSink": HONEST_SINK},
         ["q1"],
-        {"q1": 7.0},
+        {"q1": 8.0},
         (
             "class ExactlyOnceSink",
             "from snapshotlib.dataflow.sinks import TransactionalSink\n\n"

@@ -378,7 +378,7 @@ class StreamJob:
             if is_record:
                 self.output.arrived(sink, what, self.steps)
             else:
-                self.output.state_recorded(sink, what)
+                self.output.state_recorded(sink, what, self.steps)
 
     def _progress(self) -> None:
         """Tell the coordinator which operators have done their part of each pending
@@ -459,7 +459,7 @@ class StreamJob:
                 channel = self.network.channel_index(self.network.channel(*name.split("->")))
                 in_flight[channel] = [m.payload for m in msgs]
         self.sim = self._new_simulator(states, in_flight)
-        self.output.restored()
+        self.output.restored(self.steps)
         self._final_taken = False
         self.crashed = None
         crossed = set(self._crossed.get(entry.id, [])) if entry else set()

@@ -70,9 +70,9 @@ class Sink:
     #: whether the outside world keys writes by the record's origin (a second write of
     #: a record replaces the first)
     keyed = False
-
-    def __init__(self) -> None:
-        self.world: ExternalOutput | None = None
+    #: the outside world this sink writes to (:class:`ExternalOutput` binds it; a class
+    #: attribute, so a sink that resets itself by calling ``__init__`` stays bound)
+    world: ExternalOutput | None = None
 
     def write(self, origin: Origin) -> None:
         """Make the record ``origin`` visible to the outside world, now."""
@@ -119,7 +119,6 @@ class TransactionalSink(Sink):
     name = "transactional"
 
     def __init__(self) -> None:
-        super().__init__()
         #: per sink operator, its open transaction
         self.open: dict[str, list[Origin]] = {}
         #: per checkpoint, in the order pre-committed: the records of its transactions
@@ -159,7 +158,7 @@ class ExternalOutput:
     >>> out.arrived("K", ("S1", 0), step=3)
     >>> out.visible_output()
     Counter()
-    >>> out.state_recorded("K", "c1")
+    >>> out.state_recorded("K", "c1", step=5)
     >>> out.checkpoint_completed("c1", step=9)
     >>> out.visible_output(), out.latencies()
     (Counter({('S1', 0): 1}), [6])
@@ -187,8 +186,9 @@ class ExternalOutput:
         self._unwritten.setdefault(origin, deque()).append(step)
         self.sink.invoke(sink, origin)
 
-    def state_recorded(self, sink: str, checkpoint: str) -> None:
-        """``sink`` recorded its state for ``checkpoint``."""
+    def state_recorded(self, sink: str, checkpoint: str, step: int) -> None:
+        """``sink`` recorded its state for ``checkpoint`` at ``step``."""
+        self._step = step
         self.sink.pre_commit(sink, checkpoint)
 
     def checkpoint_completed(self, checkpoint: str, step: int) -> None:
@@ -196,14 +196,22 @@ class ExternalOutput:
         self._step = step
         self.sink.commit(checkpoint)
 
-    def restored(self) -> None:
-        """The job was restored: what was not written comes again."""
+    def restored(self, step: int) -> None:
+        """The job was restored at ``step``: what was not written comes again."""
+        self._step = step
         self.sink.abort()
         self.aborted += sum(map(len, self._unwritten.values()))
         self._unwritten.clear()
 
     def write(self, origin: Origin) -> None:
         """The sink makes ``origin`` visible now."""
+        try:
+            origin = (str(origin[0]), int(origin[1]))
+        except (TypeError, ValueError, IndexError):
+            raise SinkError(
+                f"the sink wrote {origin!r}, which is no record's origin: write the origin "
+                "invoke was given, e.g. ('S1', 3)"
+            ) from None
         waiting = self._unwritten.get(origin)
         if not waiting:
             raise SinkError(

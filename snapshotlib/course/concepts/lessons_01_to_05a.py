@@ -31,9 +31,8 @@ QUESTIONS: tuple[Question, ...] = (
                 "No: in `clock-drift` no rate of `P2`'s clock gives a consistent record, however "
                 "close to `P1`'s.",
                 False,
-                "Try it: with `P2`'s clock at `P1`'s rate the record is consistent, and so it "
-                "is down to a rate of 0.75. Clocks can work; nothing guarantees they agree "
-                "closely enough.",
+                "Try it: with `P2`'s clock at `P1`'s rate the record is consistent. The "
+                "question is not whether clocks can work, but what they must promise.",
             ),
             Choice(
                 "Yes, and then messages need no timestamps: each process just saves its state "

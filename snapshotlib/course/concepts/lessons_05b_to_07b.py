@@ -697,8 +697,8 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "self.07b",
-        "A job with a cycle is checkpointed in at-least-once mode, as Flink does for iterative "
-        "jobs. What can a crash and a restore do to its output?",
+        "A job with a cycle is checkpointed in at-least-once mode, which logs no back edge. "
+        "What can a crash and a restore do to its output?",
         (
             Choice(
                 "Lose records: those on the loop are in no state, and the back edge was recorded "
@@ -717,8 +717,8 @@ QUESTIONS: tuple[Question, ...] = (
             Choice(
                 "Nothing: with one input apart from the back edge, no record crosses a barrier.",
                 False,
-                "No record crosses a barrier here, so there are no duplicates. But crossings "
-                "are not the only way to go wrong: think of what is on the back edge.",
+                "A barrier-crossing record is one way for output to go wrong, and the job's "
+                "two inputs are not its only channels.",
             ),
             Choice(
                 "Only slow it down: the restore first waits for the loop to drain, and then it "

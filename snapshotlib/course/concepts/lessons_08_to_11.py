@@ -151,8 +151,8 @@ QUESTIONS: tuple[Question, ...] = (
             Choice(
                 "All four variants alike: every channel is recorded as long as its marker takes.",
                 False,
-                "Aligned and at-least-once checkpoints recorded nothing in flight at any delay, "
-                "and unaligned ones the same amount at every delay.",
+                "A barrier variant records only what its own rule says, and a slower barrier "
+                "does not change which records that is: look at the barrier variants' lines.",
             ),
             Choice(
                 "Chandy–Lamport's only, roughly in a straight line with the delay.",
@@ -170,8 +170,8 @@ QUESTIONS: tuple[Question, ...] = (
             Choice(
                 "None: a slow marker delays the snapshot but does not change what it records.",
                 False,
-                "Chandy–Lamport's mean recorded bytes grew from about 2,000 B at a delay of 1 "
-                "tick to about 8,100 B at 16: a channel recorded for longer holds more.",
+                "A channel that is recorded until its marker arrives holds whatever arrives "
+                "meanwhile: a later marker leaves it open for longer.",
             ),
         ),
         hint="Read the mean recorded bytes per marker delay in section 1, one line per variant.",
@@ -197,14 +197,14 @@ QUESTIONS: tuple[Question, ...] = (
             Choice(
                 "About half the time: long delays make some messages miss the recording.",
                 False,
-                "A message is missed only when the marker overtakes it, which a FIFO channel "
-                "does not allow, however long the message's own delay.",
+                "A message is missed only when the marker overtakes it; ask whether a long "
+                "delay lets anything overtake anything on the channels of this question.",
             ),
             Choice(
                 "Only when the marker is slower than the messages sent before it.",
                 False,
-                "Section 1 ran markers up to 16 ticks slow on FIFO channels, and every one of "
-                "those snapshots was consistent: a slow marker costs memory there.",
+                "A marker that is slower than the messages ahead of it still arrives behind "
+                "them on its channel: its delay costs memory, not the cut.",
             ),
         ),
         hint='Compare the FIFO and non-FIFO rows of the table in "What the grid shows".',
@@ -592,40 +592,38 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     Question(
         "self.x2",
-        "A snapshot service sends each marker as a `SendMarker` gRPC call of its own, apart "
-        "from the stream that carries the transfers. What can go wrong?",
+        "A restart from a recovery line finds message `m` sent inside the cut and received "
+        "outside it. What must the restart do about `m`, which a snapshot would have recorded?",
         (
             Choice(
-                "Transfers can overtake the marker or be overtaken by it: money missed or counted "
-                "twice.",
+                "Nothing: `m` was sent inside the cut, so the restarted sender sends it again.",
+                False,
+                "The sender restarts from a state in which `m` is already sent: it will not "
+                "send `m` again of its own accord.",
+            ),
+            Choice(
+                "Roll the sender back to before the send, so that `m` never happened.",
+                False,
+                "A message received outside the cut orphans no one: rolling its sender back "
+                "throws work away, and the recovery line is the latest consistent cut.",
+            ),
+            Choice(
+                "Get `m` delivered again: it was in transit across the cut, like a channel state.",
                 True,
-                "Right: a separate call is not ordered with the data, so the channel is no "
-                "longer FIFO for the marker; lesson 10's lab keeps its markers in band.",
+                "Right: `m` crosses the cut the harmless way only if it is delivered again. A "
+                "snapshot keeps it in its channel state; after checkpoints alone a log "
+                "(message logging) or the sender must supply it.",
             ),
             Choice(
-                "Nothing: gRPC keeps the messages of a call in order, and that is all FIFO asks.",
+                "Roll the receiver back as well, since `m` crosses the cut.",
                 False,
-                "Order is kept within one call; the marker's own call is not ordered with the "
-                "call that carries the transfers sent before it.",
-            ),
-            Choice(
-                "Only speed: a marker on a call of its own may arrive later, and the snapshot "
-                "lasts longer.",
-                False,
-                "A late marker is overtaken by transfers sent after it: a receiver still white "
-                "counts them, and so does their sender's recorded state.",
-            ),
-            Choice(
-                "Only the channel states can be wrong; the process states still form a "
-                "consistent cut.",
-                False,
-                "A transfer that overtakes the marker can be accepted before its receiver "
-                "records: a red message in a white action, and the cut is inconsistent.",
+                "The receiver's part of the cut does not hold the receipt of `m`: there is "
+                "nothing there to undo.",
             ),
         ),
-        hint="Recall lesson 05a's three ways a snapshot breaks, and lesson 10's reading of "
-        "`SendMarker`.",
-        misconception="FIFO is only needed for speed",
-        lesson="05a",
+        hint="Lesson 11: which messages across a cut of checkpoints are harmless, and on what "
+        "condition (lesson 02: what a channel state holds)?",
+        misconception="a message crossing a recovery line needs no care",
+        lesson="11",
     ),
 )

@@ -5,6 +5,7 @@ A **recipe** is plain data::
 
     {"flow": graph_data(word_count(records=12)),   # the job's graph (exercise 7's form)
      "variant": "aligned", "seed": 1, "interval": 10, "ttl": None,
+     "max_concurrent": 1,                           # checkpoints in progress at once
      "crashes": [None, [5, "S1"], [6, "C1"], ...]}  # one run per entry: no crash, or
                                                      # crash that operator at that step
 
@@ -84,6 +85,7 @@ def _job(recipe: dict[str, Any], sink: Any) -> StreamJob:
         seed=int(recipe.get("seed", 0)),
         interval=int(recipe.get("interval", 10)),
         ttl=None if ttl is None else int(ttl),
+        max_concurrent=int(recipe.get("max_concurrent", 1)),
         sink=sink,
     )
 
@@ -164,31 +166,45 @@ def _run_difference(got: dict[str, Any], want: dict[str, Any], where: str) -> st
             "a restore aborts every transaction not committed (abort() forgets the open "
             "and the pre-committed ones), and commit() writes each pre-committed record once"
             if "not waiting to be written" in got["error"]
-            else "the job calls invoke, pre_commit, commit and abort; write with self.write"
+            else "the job calls invoke, pre_commit, commit and abort; write with "
+            "self.write(origin), the origin invoke was given"
         )
         return f"{where}: the run stopped: {got['error']}. Hint: {hint}"
+    shown = Counter(w[0] for w in got["writes"])
+    should = Counter(w[0] for w in want["writes"])
+    twice = sorted(r for r in shown if shown[r] > should[r])
+    if twice:
+        r = twice[0]
+        return (
+            f"{where}: the outside world sees {r} {_times(shown[r])}, not "
+            f"{_times(should[r])}. "
+            "Hint: write a record only when its checkpoint completes, and after a restore "
+            "never write what the restore aborted (it comes again)"
+        )
+    fewer = sorted(r for r in should if shown[r] < should[r])
+    if fewer:
+        r = fewer[0]
+        hint = (
+            "write every record that reaches a sink each time it is committed, even one "
+            "written before: under at-least-once some records come twice, and a "
+            "transactional sink commits what its checkpoint holds"
+            if shown[r]
+            else "pre_commit closes the open transaction of that sink only; commit writes "
+            "the transactions pre-committed for that checkpoint and for every earlier one "
+            "still waiting (a checkpoint whose time-to-live ran out leaves its records to "
+            "the next)"
+        )
+        seen = (
+            f"sees {r} {_times(shown[r])}, not {_times(should[r])}"
+            if shown[r]
+            else f"never sees {r}"
+        )
+        return f"{where}: the outside world {seen}. Hint: {hint}"
     if not got["finished"] and want["finished"]:
         return (
             f"{where}: records still wait to be written at the end of the run. Hint: when "
             "a checkpoint completes, commit what every sink pre-committed for it and for "
             "every earlier checkpoint still waiting"
-        )
-    shown = Counter(w[0] for w in got["writes"])
-    should = Counter(w[0] for w in want["writes"])
-    twice = sorted(r for r in shown if shown[r] > should[r])
-    if twice:
-        return (
-            f"{where}: the outside world sees {twice[0]} {shown[twice[0]]} times, not "
-            f"{should[twice[0]]}. Hint: write a record only when its checkpoint completes, "
-            "and after a restore never write what the restore aborted (it comes again)"
-        )
-    lost = sorted(r for r in should if shown[r] < should[r])
-    if lost:
-        return (
-            f"{where}: the outside world never sees {lost[0]}. Hint: pre_commit closes the "
-            "open transaction of that sink only; commit writes the transactions "
-            "pre-committed for that checkpoint and for every earlier one still waiting (a "
-            "checkpoint that failed leaves its records to the next)"
         )
     mine = {(r, arrived): visible for r, arrived, visible in got["writes"]}
     for r, arrived, visible in want["writes"]:
@@ -205,8 +221,14 @@ def _run_difference(got: dict[str, Any], want: dict[str, Any], where: str) -> st
             return (
                 f"{where}: {r} became visible at step {at}; it could have been at step "
                 f"{visible}, when a checkpoint that holds it completed. Hint: a record "
-                "belongs to the first checkpoint whose pre_commit comes after it at its sink"
+                "belongs to the first checkpoint whose pre_commit comes after it at its "
+                "sink, and commit(checkpoint) writes the transactions of that checkpoint and "
+                "of every earlier one, never of a later one"
             )
     if sorted(got["writes"]) != sorted(want["writes"]):
         return f"{where}: the writes were {got['writes']}, not {want['writes']}"
     return None
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
