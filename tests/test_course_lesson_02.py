@@ -357,5 +357,7 @@ def test_the_lesson_states_one_goal_at_the_top(lesson):
     goal, _ = goal_and_minutes(lesson)
     assert "rules" in goal
     # a short lesson: its prose is held to 2,500 words (test_lesson_times), its code here
-    # (cells of prose split for the slides and presenter's notes do not make it longer)
-    assert sum(c["cell_type"] == "code" for c in lesson["cells"]) <= 20
+    # (cells of prose split for the slides and presenter's notes do not make it longer,
+    # nor does the concept check at its end, which is questions, not code to read)
+    code = [c for c in lesson["cells"] if c["cell_type"] == "code"]
+    assert sum("concept_check(" not in "".join(c["source"]) for c in code) <= 20
