@@ -42,9 +42,15 @@ def notebook_cells(path: Path) -> list[dict]:  # type: ignore[type-arg]
 
 
 def test_every_lesson_has_three_questions_and_one_in_the_self_test() -> None:
+    from snapshotlib.course.concepts import lessons_01_to_05a, lessons_05b_to_07b, lessons_08_to_11
+
+    written = [q.id for m in (lessons_01_to_05a, lessons_05b_to_07b, lessons_08_to_11)
+               for q in m.QUESTIONS]  # fmt: skip
+    assert len(written) == len(set(written)) == len(QUESTIONS), "an id written twice"
     assert LESSONS, "no lessons found"
     for lesson in LESSONS:
         assert [q.id for q in for_lesson(lesson)] == [f"{lesson}.{k}" for k in (1, 2, 3)]
+        assert all(q.lesson == "" for q in for_lesson(lesson)), "a lesson's own need none"
         assert f"self.{lesson}" in QUESTIONS, lesson
         assert QUESTIONS[f"self.{lesson}"].lesson == lesson
     revisited = {q.lesson for q in self_test_questions()}
@@ -88,8 +94,11 @@ def test_a_question_fits_a_slide_and_keeps_its_answer_folded(qid: str) -> None:
             assert right.text not in str(fb)
             assert f"answer is {q.right_letter}" not in str(fb).lower()
             assert right.text in fb.answer and "Show answer" in fb._repr_html_()
+            assert not re.search(r"\banswer is\b|\bchoice [a-d]\b", choice.feedback)
+    assert right.feedback.startswith("Right")
     for text in (q.prompt, q.hint, *(c.text for c in q.choices), *(c.feedback for c in q.choices)):
         assert "!" not in text.replace("!=", ""), text
+        assert not re.search(r"\bcolor|behavior|\bcenter\b", text.lower()), "British spelling"
 
 
 def test_the_right_choice_is_not_always_in_the_same_place() -> None:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from snapshotlib import Channel, Deliver, Network, Send, Simulator, StartSnapshot
 from snapshotlib.checks import (
     check_commutation,
@@ -22,7 +20,7 @@ from snapshotlib.checks import (
 from snapshotlib.checks.cut import check_cut, check_frontier
 from snapshotlib.checks.predicates import conservation
 from snapshotlib.course import lesson_01, lesson_02, lesson_03
-from snapshotlib.course.concepts import QUESTIONS, for_lesson
+from snapshotlib.course.concepts import QUESTIONS
 from snapshotlib.course.exhaustive import three_processes
 from snapshotlib.course.lesson_04 import coloured_order
 from snapshotlib.course.lesson_04.text import swap_problem
@@ -42,13 +40,6 @@ def labels(sim: Simulator, channel: str, snapshot_id: str = "s1") -> list[str]:
 def app_index(sim: Simulator) -> dict[str, int]:
     """The trace index of each application event, by name."""
     return {sim.trace.action_name(i): i for i, _ in sim.trace.app_actions()}
-
-
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_each_lesson_has_three_questions_and_a_self_test_question(lesson):
-    assert [q.id for q in for_lesson(lesson)] == [f"{lesson}.{k}" for k in (1, 2, 3)]
-    assert all(q.lesson == "" for q in for_lesson(lesson))
-    assert QUESTIONS[f"self.{lesson}"].lesson == lesson
 
 
 # ----------------------------------------------------------------------------- lesson 01

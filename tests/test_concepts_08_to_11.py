@@ -24,7 +24,7 @@ from snapshotlib.checks import (
     snapshot_window,
 )
 from snapshotlib.course import lesson_02, lesson_09, lesson_11
-from snapshotlib.course.concepts import QUESTIONS, Question, for_lesson, self_test_questions
+from snapshotlib.course.concepts import QUESTIONS, Question, self_test_questions
 from snapshotlib.course.concepts.lessons_08_to_11 import QUESTIONS as OURS
 from snapshotlib.course.lesson_07 import DAG
 from snapshotlib.course.lesson_08 import outcome_diff, read_positions
@@ -39,15 +39,8 @@ LESSONS = ("08", "09", "10", "11")
 # ------------------------------------------------------------------ the questions
 
 
-def test_each_lesson_has_three_questions_and_a_self_test_question() -> None:
-    ids = [q.id for q in OURS]
-    assert len(ids) == len(set(ids))
-    for lesson in LESSONS:
-        assert [q.id for q in for_lesson(lesson)] == [f"{lesson}.{k}" for k in (1, 2, 3)]
-        assert all(q.lesson == "" for q in for_lesson(lesson))
-        assert QUESTIONS[f"self.{lesson}"].lesson == lesson
-    assert {q.id for q in self_test_questions()} >= {f"self.{n}" for n in (*LESSONS, "x1", "x2")}
-    # the cross-lesson questions name the earliest lesson they rely on
+def test_the_cross_lesson_questions_name_the_lesson_to_revisit() -> None:
+    assert {q.id for q in self_test_questions()} >= {"self.x1", "self.x2"}
     assert QUESTIONS["self.x1"].lesson == "02" and QUESTIONS["self.x2"].lesson == "11"
 
 
@@ -57,23 +50,11 @@ def sentences(text: str) -> int:
 
 @pytest.mark.parametrize("question", OURS, ids=lambda q: q.id)
 def test_each_question_keeps_to_the_format_of_a_slide(question: Question) -> None:
+    """Stricter than every question's rules (test_concepts): one or two sentences for a
+    prompt and a feedback, one for a hint."""
     q = question
-    assert len(q.prompt) <= 220
-    assert 3 <= len(q.choices) <= 4 and sum(c.right for c in q.choices) == 1
-    assert q.hint and len(q.hint) <= 160 and q.misconception
-    right = q.choices[q.letters.index(q.right_letter)]
-    for c in q.choices:
-        assert len(c.text) <= 110 and len(c.feedback) <= 240
-        # a wrong choice's feedback does not give the right choice away
-        assert c.right or right.text not in c.feedback
-        assert not re.search(r"\banswer is\b|\bchoice [a-d]\b", c.feedback)
-    assert right.feedback.startswith("Right")
-    # one or two sentences for a prompt and a feedback, one for a hint
     assert sentences(q.prompt) <= 2 and sentences(q.hint) == 1
     assert all(1 <= sentences(c.feedback) <= 2 for c in q.choices)
-    texts = [q.prompt, q.hint, *(c.text for c in q.choices), *(c.feedback for c in q.choices)]
-    assert not any("!" in t for t in texts)
-    assert not any(re.search(r"\bcolor|behavior|\bcenter\b", t) for t in texts)
 
 
 def test_the_right_choices_are_spread_over_the_letters_and_not_always_the_longest() -> None:
