@@ -364,6 +364,22 @@ class Simulator:
         self.queues[channel].append(mid)
         return mid
 
+    def ignore_snapshot(self, process: str, snapshot_id: str) -> None:
+        """From now on ``process`` takes control messages of ``snapshot_id`` from its
+        channels without its algorithm hearing them: what a live node does with a
+        snapshot it gave up, which the replay of its log must do too. Not an action: a
+        clone, fork or undo of the run does not keep it."""
+        ignored = {*getattr(self, "_ignored", ()), (process, snapshot_id)}
+        self._ignored = ignored
+        heard = self.algorithm.on_control
+        messages = self.trace.messages
+
+        def unless_ignored(process: str, channel: int, message: int, action: int) -> None:
+            if (process, messages[message].tag) not in ignored:
+                heard(process, channel, message, action)
+
+        self._on_control = unless_ignored
+
     def start_snapshot(self, process: str, snapshot_id: str = "s1") -> int:
         """``process`` initiates snapshot ``snapshot_id``; returns the action index."""
         trace = self.trace

@@ -35,7 +35,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from ..named import portable
 from .action_log import BASE_FILE
+from .algorithm_choice import load_algorithm
 from .api_token import TokenError, bearer, create_token, read_token, token_file
 from .hub import browser_address
 from .log_base import LogBase, load_base, replay_logs
@@ -121,6 +123,11 @@ class LiveCluster:
     retain
         Keep the last this many completed snapshots and prune the older ones
         (:mod:`.retention`); None (the default) keeps every one.
+    algorithm
+        The snapshot algorithm every node runs, ``MODULE:CLASS`` or ``FILE.py:CLASS``
+        (found from the working folder; :mod:`.algorithm_choice`); the engine's
+        Chandy–Lamport by default. Loaded and vetted here first, so a class that cannot
+        run says why before any process starts.
     """
 
     def __init__(
@@ -149,6 +156,7 @@ class LiveCluster:
         allow_buckets: tuple[str, ...] = (),
         retain: int | None = None,
         log_segment_lines: int = 50_000,
+        algorithm: str = "",
     ) -> None:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="snapshotlib-live-")).resolve()
         self.host = host
@@ -171,6 +179,10 @@ class LiveCluster:
         self.allow_buckets = tuple(allow_buckets)
         self.retain = retain
         self.log_segment_lines = log_segment_lines
+        self.algorithm = self.algorithm_path = ""
+        if algorithm:
+            load_algorithm(algorithm)  # says now what is wrong, in the caller's words
+            self.algorithm, self.algorithm_path = portable(algorithm, Path.cwd(), "algorithm")
         #: processes the supervisor started again: (name, exit status it had)
         self.restarts: list[tuple[str, int]] = []
         self._commands: dict[str, tuple[str, list[str]]] = {}
@@ -277,6 +289,8 @@ class LiveCluster:
             upload_jitter_ms=self.upload_jitter_ms,
             log_segment_lines=self.log_segment_lines,
             seed=self.seed,
+            algorithm=self.algorithm,
+            algorithm_path=self.algorithm_path,
         )
         # its owner's only when made here (the registry, logs and checkpoints are in it)
         self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)

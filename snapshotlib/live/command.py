@@ -128,6 +128,13 @@ def add_live_commands(sub: Any) -> None:
         help="a node waits a random 0..N ms before writing its part (0)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the nodes' transfers (0)")
+    p.add_argument(
+        "--algorithm",
+        metavar="MODULE:CLASS",
+        default="",
+        help="the snapshot algorithm the nodes run: a class of your own, MODULE:CLASS or "
+        "FILE.py:CLASS (default: the engine's Chandy-Lamport)",
+    )
     workdir(p)
     p.set_defaults(func=cmd_up)
 
@@ -171,6 +178,24 @@ def add_live_commands(sub: Any) -> None:
     p = commands.add_parser("down", help="stop the cluster that `live up` started")
     workdir(p)
     p.set_defaults(func=cmd_down)
+
+    p = commands.add_parser(
+        "lab",
+        help="grade a snapshot algorithm of your own on real processes: random snapshots, "
+        "a crash and a restore, every snapshot checked by the engine",
+    )
+    p.add_argument(
+        "--algorithm", metavar="MODULE:CLASS", required=True, help="MODULE:CLASS or FILE.py:CLASS"
+    )
+    p.add_argument("--snapshots", type=int, default=6, help="snapshots to take (6)")
+    p.add_argument("--nodes", type=int, default=4, help="nodes, on a complete graph (4)")
+    p.add_argument("--no-crash", action="store_true", help="take the snapshots without a crash")
+    p.add_argument("--seed", type=int, default=0, help="seed of the moments, initiators, crash (0)")
+    p.add_argument(
+        "--workdir",
+        help="where the cluster's files go (default: a new temporary folder, kept to read)",
+    )
+    p.set_defaults(func=cmd_lab)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -251,6 +276,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             chunk_keys=args.chunk_keys,
             key_bytes=args.key_bytes,
             upload_jitter_ms=args.upload_jitter_ms,
+            algorithm=args.algorithm,
         )
     except ValueError as e:
         raise LiveCommandError(str(e)) from None
@@ -271,6 +297,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         record = write_record(folder)
         late = f", {args.marker_delay_ms} ms late" if args.marker_delay_ms else ""
         shape = f"{args.topology}, markers {args.markers}{late}"
+        if args.algorithm:
+            shape += f", running {args.algorithm}"
         print(f"live cluster of {args.nodes} nodes ({shape}) up")
         print(f"  API:   {cluster.url}   (docs: {cluster.url}/docs)")
         print(
@@ -370,6 +398,27 @@ def cmd_restore(args: argparse.Namespace) -> int:
     answer = _call(lambda: cluster.restore(args.snapshot_id))
     print(json.dumps(answer, indent=1))
     return 0
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    _live()
+    from .lab import run_lab
+
+    print(f"the live lab: {args.algorithm} on {args.nodes} nodes", flush=True)
+    try:
+        report = run_lab(
+            args.algorithm,
+            snapshots=args.snapshots,
+            nodes=args.nodes,
+            crash=not args.no_crash,
+            seed=args.seed,
+            workdir=args.workdir,
+            say=lambda line: print(f"  {line}", flush=True),
+        )
+    except ValueError as e:
+        raise LiveCommandError(str(e)) from None
+    print(report.summary())
+    return 0 if report.ok else 1
 
 
 def cmd_down(args: argparse.Namespace) -> int:

@@ -1,8 +1,10 @@
 """One real process as a host of the engine's snapshot algorithms.
 
 A node runs the very class the simulator runs (Chandy–Lamport from
-:mod:`snapshotlib.algorithms`), through the host protocol of
-:mod:`snapshotlib.algorithms.host`. Where the simulator answers for every process, a
+:mod:`snapshotlib.algorithms`, or a learner's own: :mod:`.algorithm_choice`), through
+the host protocol of :mod:`snapshotlib.algorithms.host`; a class written for the
+simulator alone may also read ``states`` and ``trace.messages``, which a node answers
+for itself. Where the simulator answers for every process, a
 :class:`NodeHost` answers for its own: its state, its channels, the messages it sent and
 accepted (numbered locally, in the order it met them), its actions (numbered locally).
 A control message the algorithm emits goes to the node's ``transmit`` callback, which
@@ -68,6 +70,9 @@ class NodeHost:
         self._time = 0
         self.blocked: set[int] = set()
         self.paused = False
+        #: snapshots this node gave up or finished: their markers are taken from the
+        #: wire, and the algorithm hears nothing of them (:meth:`ignore`)
+        self.ignored: set[str] = set()
         algorithm.bind(self)
 
     # ----------------------------------------------------- the host protocol
@@ -86,6 +91,18 @@ class NodeHost:
     def state_of(self, process: str) -> Any:
         self._require_me(process)
         return self.balance
+
+    @property
+    def states(self) -> Mapping[str, Any]:
+        """This node's application state by process name, as a simulator's ``states``
+        (for a class written for the simulator)."""
+        return {self.me: self.balance}
+
+    @property
+    def trace(self) -> _NodeTrace:
+        """What a class written for the simulator reads of its trace:
+        ``trace.messages[message]``, the messages this node met."""
+        return _NodeTrace(self._messages)
 
     @property
     def messages(self) -> Mapping[int, MessageRecord]:
@@ -123,6 +140,10 @@ class NodeHost:
     ) -> int:
         if at is not None:
             raise NotImplementedError("a live node cannot overtake what its transport buffers")
+        if payload is not None:
+            raise ValueError(
+                f"a live node's markers carry a snapshot id and nothing more, not {payload!r}"
+            )
         if channel not in self._outputs:
             raise ValueError(f"{self.me} cannot send on {self.network.channels[channel]}")
         mid = self._add_message(channel, sent_by, kind, payload, tag)
@@ -171,17 +192,25 @@ class NodeHost:
         balance grows. Returns (action, local message id)."""
         action = self._next_action()
         mid = self._add_message(channel, sent_by, APP, amount, None)
-        if self.algorithm.listening[channel]:
-            self.algorithm.on_app_receive(channel, mid)
-        self.balance += amount
+        try:
+            if self.algorithm.listening[channel]:
+                self.algorithm.on_app_receive(channel, mid)
+        finally:  # the money arrived, whatever a learner's class made of it
+            self.balance += amount
         return action, mid
 
     def accept_control(self, channel: int, sent_by: int, kind: str, tag: str) -> int:
         """A marker (or other control message) arrived on ``channel``; returns the action."""
         action = self._next_action()
         mid = self._add_message(channel, sent_by, kind, None, tag)
-        self.algorithm.on_control(self.me, channel, mid, action)
+        if tag not in self.ignored:
+            self.algorithm.on_control(self.me, channel, mid, action)
         return action
+
+    def ignore(self, snapshot_id: str) -> None:
+        """From now on the algorithm hears no marker of ``snapshot_id`` here (the node
+        gave it up, or made its part): a marker still on its way is taken and dropped."""
+        self.ignored.add(snapshot_id)
 
     def note(self) -> int:
         """An action of the node's own that is neither a message nor the algorithm's (it
@@ -205,3 +234,12 @@ class NodeHost:
     def _require_me(self, process: str) -> None:
         if process != self.me:
             raise ValueError(f"node {self.me} cannot answer for {process}")
+
+
+class _NodeTrace:
+    """The part of a :class:`~snapshotlib.trace.Trace` a node has: its messages."""
+
+    __slots__ = ("messages",)
+
+    def __init__(self, messages: Mapping[int, MessageRecord]) -> None:
+        self.messages = messages

@@ -59,9 +59,9 @@ from typing import Any
 import grpc
 
 from ..algorithms.base import SnapshotError
-from ..algorithms.chandy_lamport import ChandyLamport
-from ..trace import MARKER, PartDone, StateRecorded, TraceEvent
+from ..trace import MARKER
 from .action_log import ActionLog
+from .algorithm_choice import algorithm_class
 from .api_token import TokenError, read_token
 from .controller_client import ControllerClient
 from .host import NodeHost
@@ -168,6 +168,8 @@ class Node:
         #: the bank holds back during a restore, until every node is restored
         self.held = await_restore
         self.log_root = log_dir.parent
+        #: the snapshot algorithm (the engine's, or the learner's: :mod:`.algorithm_choice`)
+        self.algorithm_class = algorithm_class(spec)
         self.log = ActionLog(None, self.me)
         # a node restarted after a crash holds nothing (its money died with the process)
         money = 0 if await_restore else spec.initial_money
@@ -186,15 +188,16 @@ class Node:
         self.state = state
         balance = state.total
         self.clock = [0] * len(self.spec.nodes)
-        self.algorithm = ChandyLamport()
+        self.algorithm = self.algorithm_class()
         self.host = NodeHost(
             self.network,
             self.me,
             self.algorithm,
             balance,
             self._transmit_control,
-            self._on_event,
+            lambda event: None,  # the records say what the node needs (_notice)
         )
+        self.inputs = self.host.input_channels(self.me)
         self.outputs = self.host.output_channels(self.me)
         self._seq_out = dict.fromkeys(self.outputs, 0)
         #: where (and how) each snapshot's parts go, once this node knows
@@ -256,7 +259,10 @@ class Node:
         if body == "transfer":
             amount = envelope.transfer.amount
             self._tick(envelope.clock)
-            action, _ = self.host.accept_transfer(channel, -1, amount)
+            try:
+                action, _ = self.host.accept_transfer(channel, -1, amount)
+            except Exception as e:  # a learner's class: said, and the node goes on
+                action = self._algorithm_failed("on_app_receive", e)
             self.state.credit(amount)
             self.received += 1
             self._write(
@@ -268,6 +274,7 @@ class Node:
                     "amount": amount,
                 }
             )
+            self._notice(action)
             self._forget_messages()
         elif body == "marker":
             target = Target(
@@ -293,7 +300,11 @@ class Node:
                 "snapshot": snapshot_id,
             }
         )
-        self.host.accept_control(channel, -1, MARKER, snapshot_id)
+        try:
+            action = self.host.accept_control(channel, -1, MARKER, snapshot_id)
+        except Exception as e:  # a learner's class: said, and the node goes on
+            action = self._algorithm_failed("on_control", e)
+        self._notice(action)
 
     def input_from(self, sender: str) -> int:
         """The input channel from node ``sender``; :class:`SpecError` if there is none."""
@@ -307,7 +318,7 @@ class Node:
         if self.awaiting_restore:
             return f"{self.me} restarted after a crash and holds no state: restore it first"
         algorithm = self.algorithm
-        if snapshot_id in algorithm.snapshot_records() or algorithm.discarded(snapshot_id):
+        if snapshot_id in algorithm.snapshot_records() or snapshot_id in self.host.ignored:
             return f"{self.me} already took part in {snapshot_id}"
         try:
             self.storage_location(target.storage_uri)
@@ -319,9 +330,15 @@ class Node:
         self._tick()
         self._write({"i": self.host.time, "kind": "initiate", "snapshot": snapshot_id})
         try:
-            self.host.initiate(snapshot_id)
+            action = self.host.initiate(snapshot_id)
         except SnapshotError as e:
             return str(e)
+        except Exception as e:  # a learner's class
+            self._algorithm_failed("start", e)
+            return (
+                f"{self.me}: {self.algorithm_class.__name__}.start raised {type(e).__name__}: {e}"
+            )
+        self._notice(action)
         return ""
 
     def storage_location(self, uri: str, what: str = "target_storage_uri") -> StorageLocation:
@@ -338,12 +355,22 @@ class Node:
         bytes they take in a part: what a cleanup frees."""
         messages = self.host.messages
         count = size = 0
-        for ch in self.host.input_channels(self.me):
-            for sid, recorded in self.algorithm.recording(ch).items():
-                if snapshot_id is None or sid == snapshot_id:
-                    count += len(recorded)
-                    size += len(json.dumps([messages[m].payload for m in recorded]))
+        for sid, recorded in self._recording():
+            if snapshot_id is None or sid == snapshot_id:
+                count += len(recorded)
+                size += len(json.dumps([messages[m].payload for m in recorded]))
         return count, size
+
+    def _recording(self) -> list[tuple[str, list[int]]]:
+        """(snapshot, messages recorded so far) for every input channel this node is
+        recording, read from the records (whatever the class keeps besides)."""
+        return [
+            (sid, rec.channels[ch])
+            for sid, rec in self.algorithm.snapshot_records().items()
+            if sid not in self.host.ignored
+            for ch in self.inputs
+            if ch in rec.channels and ch not in rec.closed
+        ]
 
     def abandon(self, snapshot_id: str, reason: str) -> tuple[bool, int, int]:
         """Give ``snapshot_id`` up here: what was recorded for it goes, its later markers
@@ -358,6 +385,7 @@ class Node:
         self._tick()
         self._write({"i": self.host.note(), "kind": "discard", "snapshot": snapshot_id})
         self.log.flush()  # on disk before the cleanup is answered: a reader may look now
+        self.host.ignore(snapshot_id)
         self.host.algorithm.discard(snapshot_id)
         print(f"{self.me}: abandoned {snapshot_id}: {reason}", file=sys.stderr)
         return held, freed, size
@@ -383,8 +411,8 @@ class Node:
                 self._spawn(asyncio.to_thread(self.controller.report, snapshot_id, report))
 
     def _missing_markers(self, snapshot_id: str) -> list[str]:
-        inputs = self.host.input_channels(self.me)
-        return [self._name(ch) for ch in inputs if snapshot_id in self.algorithm.recording(ch)]
+        rec = self.algorithm.snapshot_records().get(snapshot_id)
+        return [self._name(ch) for ch in self.inputs if rec is None or ch not in rec.closed]
 
     async def prepare_restore(
         self, snapshot_id: str, part_uri: str, part_sha256: str, epoch: int
@@ -558,23 +586,39 @@ class Node:
             dst = self.network.channels[channel].dst
             print(f"{self.me}: marker {marker.snapshot_id} to {dst} lost: {e}", file=sys.stderr)
 
-    def _on_event(self, event: TraceEvent) -> None:
-        if isinstance(event, StateRecorded):
-            self._clock_at_record[event.snapshot_id] = list(self.clock)
-            self._entries_at_record[event.snapshot_id] = self.state.entries()
-            self._open_since[event.snapshot_id] = time.monotonic()
-        elif isinstance(event, PartDone):
-            sid = event.snapshot_id
-            self._open_since.pop(sid, None)
-            self._finished.add(sid)
-            # the part is made now, at once (the messages it recorded may be forgotten
-            # from here on); the bank goes on while it is written
-            try:
-                part: dict[str, Any] | Exception = self.part(sid, event.action)
-            except Exception as e:  # reported by _finish_part: the snapshot must not wait
-                part = e
-            self._clock_at_record.pop(sid, None)
-            self._spawn(self._finish_part(sid, part))
+    def _notice(self, action: int) -> None:
+        """What the algorithm's call in ``action`` did to this node's part of each
+        snapshot, read from its records (a learner's class need write no events): a
+        state recorded starts the part's time-to-live; a part done (state recorded, every
+        input channel closed) is made at once, and written while the bank goes on."""
+        for sid, rec in list(self.algorithm.snapshot_records().items()):
+            if sid in self._finished or sid in self.host.ignored or self.me not in rec.red_from:
+                continue
+            if sid not in self._open_since:  # recorded in this action
+                self._clock_at_record[sid] = list(self.clock)
+                self._entries_at_record[sid] = self.state.entries()
+                self._open_since[sid] = time.monotonic()
+            if rec.part_done(self.me, self.inputs):
+                self._open_since.pop(sid, None)
+                self._finished.add(sid)
+                # the messages it recorded may be forgotten from here on
+                try:
+                    part: dict[str, Any] | Exception = self.part(sid, action)
+                except Exception as e:  # reported by _finish_part: the snapshot must not wait
+                    part = e
+                self._clock_at_record.pop(sid, None)
+                self._spawn(self._finish_part(sid, part))
+
+    def _algorithm_failed(self, method: str, error: Exception) -> int:
+        """A learner's class raised in ``method``: said where the lab shows it (the
+        node's output), and the node goes on; the action it happened in."""
+        name = self.algorithm_class.__name__
+        print(
+            f"{self.me}: {name}.{method} raised {type(error).__name__}: {error}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return self.host.time - 1
 
     def _forget_messages(self) -> None:
         """Forget the messages no snapshot open here recorded, now and then."""
@@ -597,6 +641,7 @@ class Node:
         report: dict[str, Any] = {"node_id": self.me, "part_uri": "", "size_bytes": 0}
         self.log.flush()  # the log up to the part is on disk before the part is
         target = self._targets.pop(snapshot_id, Target(""))
+        self.host.ignore(snapshot_id)
         self.algorithm.discard(snapshot_id)
         entries = self._entries_at_record.pop(snapshot_id, None)
         try:

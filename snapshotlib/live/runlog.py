@@ -41,6 +41,7 @@ from ..model import Channel
 from ..simulator import ActionError, Simulator
 from ..trace import APP
 from .action_log import read_segments
+from .algorithm_choice import algorithm_class
 from .parts import CheckedPart
 from .spec import ClusterSpec
 
@@ -330,7 +331,10 @@ def _simulator(spec: ClusterSpec, start: RunStart | None = None) -> Simulator:
     balance that held it, so that they travel with their labels as the logged ones do."""
     if start is None:
         return Simulator(
-            spec.network(), "bank", dict.fromkeys(spec.ids, spec.initial_money), ChandyLamport
+            spec.network(),
+            "bank",
+            dict.fromkeys(spec.ids, spec.initial_money),
+            algorithm_class(spec),
         )
     initial = dict(start.balances)
     sends = []
@@ -339,7 +343,7 @@ def _simulator(spec: ClusterSpec, start: RunStart | None = None) -> Simulator:
         for label, amount in messages:
             initial[channel.src] += amount
             sends.append(Send(channel.src, channel.dst, amount, label=label))
-    sim = Simulator(spec.network(), "bank", initial, ChandyLamport)
+    sim = Simulator(spec.network(), "bank", initial, algorithm_class(spec))
     for send in sends:
         try:
             sim.step(send)
@@ -351,13 +355,19 @@ def _simulator(spec: ClusterSpec, start: RunStart | None = None) -> Simulator:
 def _step(sim: Simulator, n: int, action: Step) -> None:
     if isinstance(action, Abandon):
         algorithm = sim.algorithm
-        assert isinstance(algorithm, ChandyLamport)
-        algorithm.abandon(action.process, action.snapshot_id)
+        if isinstance(algorithm, ChandyLamport):  # its recordings of the snapshot go too
+            algorithm.abandon(action.process, action.snapshot_id)
+        sim.ignore_snapshot(action.process, action.snapshot_id)
         return
     try:
         sim.step(action)
     except ActionError as e:
         raise RunLogError(f"assembled action {n} ({action}): {e}") from None
+    except Exception as e:  # a learner's class raised here, as it did on the node
+        raise RunLogError(
+            f"assembled action {n} ({action}): {type(sim.algorithm).__name__} raised "
+            f"{type(e).__name__}: {e}"
+        ) from None
 
 
 @dataclass(frozen=True)

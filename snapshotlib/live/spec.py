@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..model import Network, NetworkError
+from ..named import NamedObjectError, split
 from ..workloads import complete, max_extra_edges, random_strongly_connected, ring
 
 #: the topologies ``--topology`` offers
@@ -84,6 +85,10 @@ class ClusterSpec:
         (:mod:`~snapshotlib.live.action_log`).
     seed
         Seed of the nodes' random transfers (node ``i`` uses ``seed + i``).
+    algorithm, algorithm_path
+        The snapshot algorithm every node runs, as ``MODULE:CLASS`` or
+        ``/abs/FILE.py:CLASS`` (a learner's own class: :mod:`.algorithm_choice`), and
+        the folder its module is imported from; ``""``: the engine's Chandy–Lamport.
     """
 
     nodes: tuple[NodeSpec, ...]
@@ -102,6 +107,8 @@ class ClusterSpec:
     upload_jitter_ms: int = 0
     log_segment_lines: int = 50_000
     seed: int = 0
+    algorithm: str = ""
+    algorithm_path: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -137,6 +144,14 @@ class ClusterSpec:
             raise SpecError(f"initial_money: a whole number, got {self.initial_money!r}")
         if self.initial_money < 0:
             raise SpecError(f"initial_money: at least 0, got {self.initial_money}")
+        for name in ("algorithm", "algorithm_path"):
+            if not isinstance(getattr(self, name), str):
+                raise SpecError(f"{name}: a string, got {getattr(self, name)!r}")
+        if self.algorithm:
+            try:
+                split(self.algorithm, "algorithm")
+            except NamedObjectError as e:
+                raise SpecError(str(e)) from None
         if not self.rate > 0:
             raise SpecError(f"rate: transfers per second above 0, got {self.rate!r}")
         try:

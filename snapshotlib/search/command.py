@@ -9,13 +9,12 @@ the statistics so far are printed).
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from .. import named
 from ..formats.scenario import ScenarioError, load_scenario
 from .counterexample import counterexample_scenario
 from .explore import BUILT_IN, MAX_STATES, Invariant, SearchResult, SearchStats, search
@@ -93,23 +92,9 @@ def invariant_named(name: str) -> str | Invariant:
             "MODULE:FUNCTION or FILE.py:FUNCTION"
         )
     try:
-        if where.endswith(".py"):
-            path = Path(where)
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            if spec is None or spec.loader is None or not path.is_file():
-                raise SearchUsageError(f"--invariant {name!r}: no file {where}")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-        else:
-            sys.path.insert(0, str(Path.cwd()))
-            module = importlib.import_module(where)
-    except SearchUsageError:
-        raise
-    except Exception as e:
-        raise SearchUsageError(
-            f"--invariant {name!r}: cannot load {where}: {type(e).__name__}: {e}"
-        ) from None
-    check = getattr(module, function, None)
+        check = named.load(name, "--invariant")
+    except named.NamedObjectError as e:
+        raise SearchUsageError(str(e)) from None
     if not callable(check):
         raise SearchUsageError(f"--invariant {name!r}: {where} has no function {function}")
     return Invariant(function, check)

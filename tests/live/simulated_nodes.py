@@ -8,25 +8,29 @@ import random
 from collections import deque
 from typing import Any
 
-from snapshotlib.algorithms.chandy_lamport import ChandyLamport
+from snapshotlib.live.algorithm_choice import algorithm_class
 from snapshotlib.live.host import NodeHost
 from snapshotlib.live.parts import CheckedPart
 from snapshotlib.live.spec import ClusterSpec, NodeSpec, topology
-from snapshotlib.trace import MARKER, PartDone
+from snapshotlib.trace import MARKER
 
 
-def cluster(kind: str, n: int, seed: int = 0, markers: str = "in-band") -> ClusterSpec:
+def cluster(
+    kind: str, n: int, seed: int = 0, markers: str = "in-band", algorithm: str = ""
+) -> ClusterSpec:
     net = topology(kind, n, seed)
     return ClusterSpec(
         nodes=tuple(NodeSpec(p, "127.0.0.1", 1) for p in net.processes),
         channels=tuple((c.src, c.dst) for c in net.channels),
         initial_money=100,
         markers=markers,
+        algorithm=algorithm,
     )
 
 
 class Nodes:
-    """Every node of ``spec`` as a NodeHost, logging as a live node does."""
+    """Every node of ``spec`` as a NodeHost running the spec's algorithm, logging as a
+    live node does."""
 
     def __init__(self, spec: ClusterSpec) -> None:
         self.spec = spec
@@ -45,11 +49,8 @@ class Nodes:
         def transmit(channel: int, message: int, kind: str, tag: str) -> None:
             self.wire[channel].append((kind, tag, list(self.clock[p])))
 
-        def on_event(event: Any) -> None:
-            if isinstance(event, PartDone):
-                self.done.add((event.snapshot_id, p))
-
-        return NodeHost(self.net, p, ChandyLamport(), 100, transmit, on_event)
+        algorithm = algorithm_class(self.spec)()
+        return NodeHost(self.net, p, algorithm, 100, transmit, lambda event: None)
 
     def _tick(self, p: str, merge: list[int] | None = None) -> list[int]:
         clock = self.clock[p]
@@ -87,6 +88,7 @@ class Nodes:
                 {"i": host.time, "kind": "marker", "ch": name, "snapshot": what, "clock": clock}
             )
             host.accept_control(channel, -1, MARKER, what)
+            self._notice(p)
 
     def initiate(self, p: str, sid: str) -> None:
         clock = self._tick(p)
@@ -94,6 +96,15 @@ class Nodes:
             {"i": self.hosts[p].time, "kind": "initiate", "snapshot": sid, "clock": clock}
         )
         self.hosts[p].initiate(sid)
+        self._notice(p)
+
+    def _notice(self, p: str) -> None:
+        """Parts done, read from the records as a live node does (a learner's class
+        writes no events)."""
+        host = self.hosts[p]
+        for sid, rec in host.algorithm.snapshot_records().items():
+            if rec.part_done(p, host.input_channels(p)):
+                self.done.add((sid, p))
 
     def part(self, p: str, sid: str) -> CheckedPart:
         """What node ``p`` recorded of ``sid``, as a part read back from storage holds it."""

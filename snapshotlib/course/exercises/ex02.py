@@ -252,3 +252,25 @@ def difference(
     if extra and only is None:
         return f"{what}: snapshot(s) {', '.join(extra)} were recorded but never started"
     return None
+
+
+#: what the live lab's nodes need to define a learner's class saved from the notebook
+LIVE_LAB_IMPORTS = "from snapshotlib.algorithms import SnapshotAlgorithm"
+
+
+def save_for_live_lab(answer_class: Any, path: str = "marker_rules.py") -> str:
+    """Save the learner's class to ``path`` for ``snapshotlib live lab``, and say how to
+    run it; a line saying why when it cannot be saved (never an error: this is an
+    optional step, and a graded run of the notebook must not stop on it)."""
+    from ..class_file import save_class
+
+    name = getattr(answer_class, "__name__", "the class")
+    try:
+        saved = save_class(answer_class, path, LIVE_LAB_IMPORTS)
+    except (OSError, ValueError, SyntaxError) as e:
+        return f"{name} was not saved: {e}"
+    return (
+        f"saved {name} to {saved}. In a terminal, in this folder:\n"
+        f"    snapshotlib live lab --algorithm {saved.name}:{name}\n"
+        "(the live lab needs its extra: pip install 'snapshotlib[live]')"
+    )
