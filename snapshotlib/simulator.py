@@ -141,6 +141,8 @@ class Simulator:
         self._observe = self.algorithm.on_app_receive
         self._listening = self.algorithm.listening
         self._on_control = self.algorithm.on_control
+        #: (process, snapshot id) whose control messages its algorithm does not hear
+        self._ignored: frozenset[tuple[str, str]] = frozenset()
         self._on_receive = self.app.on_receive
         self._send_fn = self._handler_send
 
@@ -324,7 +326,8 @@ class Simulator:
         else:
             actions.append(_new(ActionRecord, (CONTROL, dst, label, channel, mid)))
             trace.received_by[mid] = index
-            self._on_control(dst, channel, mid, index)
+            if not self._ignored or (dst, msg[5]) not in self._ignored:  # msg.tag
+                self._on_control(dst, channel, mid, index)
         return index
 
     def internal(self, process: str, label: str | None = None) -> int:
@@ -364,21 +367,19 @@ class Simulator:
         self.queues[channel].append(mid)
         return mid
 
+    @property
+    def ignored(self) -> frozenset[tuple[str, str]]:
+        """(process, snapshot id) pairs whose control messages the algorithm does not hear
+        (:meth:`ignore_snapshot`)."""
+        return self._ignored
+
     def ignore_snapshot(self, process: str, snapshot_id: str) -> None:
         """From now on ``process`` takes control messages of ``snapshot_id`` from its
         channels without its algorithm hearing them: what a live node does with a
-        snapshot it gave up, which the replay of its log must do too. Not an action: a
-        clone, fork or undo of the run does not keep it."""
-        ignored = {*getattr(self, "_ignored", ()), (process, snapshot_id)}
-        self._ignored = ignored
-        heard = self.algorithm.on_control
-        messages = self.trace.messages
-
-        def unless_ignored(process: str, channel: int, message: int, action: int) -> None:
-            if (process, messages[message].tag) not in ignored:
-                heard(process, channel, message, action)
-
-        self._on_control = unless_ignored
+        snapshot it gave up or made its part of, which the replay of its log must do
+        too. Not an action: an undo or a fork of the run does not keep it."""
+        # a new set, never changed in place: a clone may share the old one
+        self._ignored = self._ignored | {(process, snapshot_id)}
 
     def start_snapshot(self, process: str, snapshot_id: str = "s1") -> int:
         """``process`` initiates snapshot ``snapshot_id``; returns the action index."""

@@ -12,8 +12,11 @@ rest of the cell (a call that runs it, a print) stays behind.
 from __future__ import annotations
 
 import ast
+import builtins
+import dis
 import linecache
 from pathlib import Path
+from types import CodeType
 
 HEADER = '"""{name}, saved from a notebook for the live lab."""\n\n{imports}\n\n\n'
 
@@ -48,6 +51,29 @@ def save_class(cls: type, path: str | Path, imports: str) -> Path:
     defined: its base class, say); the file's path."""
     path = Path(path)
     source = HEADER.format(name=cls.__name__, imports=imports.strip()) + class_source(cls)
-    compile(source, str(path), "exec")  # a file that does not even parse is not written
+    code = compile(source, str(path), "exec")  # a file that does not even parse is not written
+    defined = _names(code, ("STORE_NAME", "STORE_GLOBAL", "IMPORT_NAME"), nested=False)
+    used = _names(code, ("LOAD_GLOBAL", "LOAD_NAME"), nested=True)
+    missing = sorted(used - defined - set(vars(builtins)) - {"__name__"})
+    if missing:
+        raise ValueError(
+            f"{cls.__name__} uses {', '.join(missing)}, which the file would not define: "
+            "put what it needs inside the class, or import it there"
+        )
     path.write_text(source, encoding="utf-8")
     return path
+
+
+def _names(code: CodeType, opnames: tuple[str, ...], nested: bool) -> set[str]:
+    """The names the instructions ``opnames`` of ``code`` (and of the code inside it,
+    if ``nested``) take; an import of ``a.b`` defines ``a``."""
+    names = {
+        str(i.argval).split(".")[0]
+        for i in dis.get_instructions(code)
+        if i.opname in opnames and isinstance(i.argval, str)
+    }
+    if nested:
+        for const in code.co_consts:
+            if isinstance(const, CodeType):
+                names |= _names(const, opnames, nested)
+    return names

@@ -167,14 +167,18 @@ def bytes_table(cluster: Any, snapshot_ids: list[str]) -> Table:
 #: the store of the jitter experiment: S3 takes 3,500 writes a second per key prefix;
 #: scaled down to a cluster of 8 nodes writing under one prefix, 20 a second
 MAX_RATE = 20
+#: and at most 10 at once: fewer than a snapshot's 17 writes (a part and a chunk per
+#: node, and the manifest), so writes made at the same moment always meet the limit,
+#: however long the store has been quiet
+BURST = 10
 
 
 def jitter_run(
     jitter_ms: int, nodes: int = 8, snapshots: int = 3, timeout_s: float = 60.0
 ) -> dict[str, Any]:
     """``snapshots`` snapshots of a cluster of ``nodes`` writing to a store that takes
-    :data:`MAX_RATE` writes a second under one key prefix (100 ms each, a burst of as many
-    at once) and answers "503 Slow Down" beyond, each node waiting
+    :data:`MAX_RATE` writes a second under one key prefix (100 ms each, :data:`BURST` at
+    once) and answers "503 Slow Down" beyond, each node waiting
     a random 0..``jitter_ms`` ms before it writes: the writes refused and done, the
     snapshots failed, the median duration (ms) of those completed (``None``: none)."""
     from ..live.cluster import LiveCluster
@@ -182,7 +186,9 @@ def jitter_run(
 
     with (
         tempfile.TemporaryDirectory(prefix="live-jitter-") as folder,
-        ThrottledStore(Path(folder) / "store", max_rate=MAX_RATE, write_ms=100) as store,
+        ThrottledStore(
+            Path(folder) / "store", max_rate=MAX_RATE, write_ms=100, burst=BURST
+        ) as store,
         LiveCluster(
             nodes,
             rate=20.0,

@@ -415,7 +415,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
             workdir=args.workdir,
             say=lambda line: print(f"  {line}", flush=True),
         )
-    except ValueError as e:
+    except (ValueError, RuntimeError) as e:  # a class refused, a cluster that cannot start
         raise LiveCommandError(str(e)) from None
     print(report.summary())
     return 0 if report.ok else 1

@@ -65,6 +65,8 @@ class LabReport:
     snapshots: tuple[LabSnapshot, ...]
     crashed: str | None
     raised: tuple[str, ...]
+    #: what went wrong besides the snapshots (a crash or restore that did not finish)
+    problems: tuple[str, ...] = ()
 
     @property
     def passed(self) -> int:
@@ -79,19 +81,20 @@ class LabReport:
     @property
     def ok(self) -> bool:
         every = bool(self.snapshots) and self.passed == len(self.snapshots)
-        return every and self.tested_channels and not self.raised
+        return every and self.tested_channels and not self.raised and not self.problems
 
     def summary(self) -> str:
         """The verdict in a few lines (each snapshot's was said as it was judged)."""
         crash = f", {self.crashed} crashed and restored" if self.crashed else ""
         lines = [f"{self.passed} of {len(self.snapshots)} snapshots passed{crash}"]
-        if not self.tested_channels:
+        lines.extend(self.problems)
+        if self.passed == len(self.snapshots) and not self.tested_channels:
             lines.append(
                 "no snapshot had a message in transit across its cut, so this run did not "
                 "test the channel states: run it again with another --seed"
             )
         if self.raised:
-            lines.append("your class raised, on the nodes:")
+            lines.append("your class, on the nodes:")
             lines.extend(f"  {r}" for r in self.raised)
         return "\n".join(lines)
 
@@ -113,6 +116,7 @@ def run_lab(
         raise ValueError("the lab takes at least 1 snapshot on at least 2 nodes")
     rng = random.Random(seed)
     taken: list[LabSnapshot] = []
+    problems: list[str] = []
     crashed: str | None = None
     crash_at = snapshots // 2 if crash and snapshots > 1 else None
     with LiveCluster(
@@ -136,24 +140,44 @@ def run_lab(
                 if good:  # a restore needs a completed snapshot to go back to
                     crashed = rng.choice(ids)
                     say(f"crashing {crashed}, then restoring every node to {good[-1].snapshot_id}")
-                    epoch = _crash_and_restore(cluster, crashed, good[-1].snapshot_id)
+                    try:
+                        epoch = _crash_and_restore(cluster, crashed, good[-1].snapshot_id)
+                    except LiveClusterError as e:
+                        problems.append(f"the crash and restore did not finish: {e}")
+                        say(problems[-1])
+                        break
                 else:
                     crash_at = None
                     say("no snapshot passed to restore to: no crash this time")
             time.sleep(rng.uniform(0.2, 0.8))  # a run of random transfers in between
             initiators = rng.sample(ids, 2 if rng.random() < 0.4 else 1)
             initiators = initiators[: snapshots - len(taken)]
-            started = [(cluster.trigger(p), p) for p in initiators]
+            started = [(_trigger(cluster, p), p) for p in initiators]
             for sid, p in started:
-                judged = _judge(cluster, sid, p, epoch)
+                if isinstance(sid, LiveClusterError):
+                    judged = LabSnapshot("-", p, epoch, False, f"could not start: {sid}")
+                else:
+                    judged = _judge(cluster, sid, p, epoch)
                 say(judged.line())
                 taken.append(judged)
-        raised = _raised(cluster.workdir, ids)
-    return LabReport(algorithm, tuple(taken), crashed, raised)
+        raised = _raised(cluster.workdir, ids, algorithm.rpartition(":")[2])
+    return LabReport(algorithm, tuple(taken), crashed, raised, tuple(problems))
+
+
+def _trigger(cluster: LiveCluster, node: str) -> str | LiveClusterError:
+    """A snapshot started at ``node``: its id, or why the controller refused it (a class
+    whose start raised, say)."""
+    try:
+        return cluster.trigger(node)
+    except LiveClusterError as e:
+        return e
 
 
 def _judge(cluster: LiveCluster, snapshot_id: str, initiator: str, epoch: int) -> LabSnapshot:
-    status = cluster.wait(snapshot_id, timeout=BACKSTOP_S + LAB_TTL_MS / 1000)
+    try:
+        status = cluster.wait(snapshot_id, timeout=BACKSTOP_S + LAB_TTL_MS / 1000)
+    except LiveClusterError as e:
+        return LabSnapshot(snapshot_id, initiator, epoch, False, str(e))
     if status["status"] != "COMPLETED":
         why = status.get("error") or status["status"]
         return LabSnapshot(snapshot_id, initiator, epoch, False, f"did not complete: {why}")
@@ -207,16 +231,22 @@ def _eventually(ready: Callable[[], bool], what: str) -> None:
         time.sleep(0.1)
 
 
-def _raised(workdir: Path, ids: list[str]) -> tuple[str, ...]:
-    """What the learner's class raised on the nodes (each node says it in its output)."""
+#: lines of what the class raised the report lists at most
+MAX_RAISED = 10
+
+
+def _raised(workdir: Path, ids: list[str], class_name: str) -> tuple[str, ...]:
+    """What the learner's class raised or did wrong on the nodes (each node says it in
+    its output, a line starting with the node and the class), the first few."""
     found: list[str] = []
     for node in ids:
         try:
             text = (workdir / f"{node}.err").read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        mine = f"{node}: "
-        found.extend(
-            line for line in text.splitlines() if line.startswith(mine) and " raised " in line
-        )
-    return tuple(dict.fromkeys(found))
+        mine = (f"{node}: {class_name}.", f"{node}: {class_name} ")
+        found.extend(line for line in text.splitlines() if line.startswith(mine))
+    found = list(dict.fromkeys(found))
+    if len(found) > MAX_RAISED:
+        found[MAX_RAISED:] = [f"... and {len(found) - MAX_RAISED} more lines like these"]
+    return tuple(found)

@@ -59,6 +59,7 @@ from typing import Any
 import grpc
 
 from ..algorithms.base import SnapshotError
+from ..algorithms.chandy_lamport import ChandyLamport
 from ..trace import MARKER
 from .action_log import ActionLog
 from .algorithm_choice import algorithm_class
@@ -212,6 +213,8 @@ class Node:
         self._forget_at = FORGET_EVERY
         #: per snapshot still open here: when this node recorded (monotonic seconds)
         self._open_since: dict[str, float] = {}
+        #: per snapshot still open here: the action in which this node recorded
+        self._recorded_at: dict[str, int] = {}
         self.log.close(wait=False)  # on the loop: the old epoch's compression goes on
         self.log, self.log_folder = log, folder
 
@@ -334,7 +337,7 @@ class Node:
         except SnapshotError as e:
             return str(e)
         except Exception as e:  # a learner's class
-            self._algorithm_failed("start", e)
+            self._notice(self._algorithm_failed("start", e))  # what it did before it raised
             return (
                 f"{self.me}: {self.algorithm_class.__name__}.start raised {type(e).__name__}: {e}"
             )
@@ -380,7 +383,12 @@ class Node:
             return False, 0, 0  # the part is made: nothing is buffered for it
         held = snapshot_id in self._open_since
         freed, size = self.buffered(snapshot_id)
-        for kept in (self._open_since, self._entries_at_record, self._clock_at_record):
+        for kept in (
+            self._open_since,
+            self._recorded_at,
+            self._entries_at_record,
+            self._clock_at_record,
+        ):
             kept.pop(snapshot_id, None)
         self._tick()
         self._write({"i": self.host.note(), "kind": "discard", "snapshot": snapshot_id})
@@ -400,11 +408,12 @@ class Node:
             for snapshot_id, since in list(self._open_since.items()):
                 if now - since < ttl:
                     continue
-                missing = self._missing_markers(snapshot_id)
-                reason = (
-                    f"{self.me}: time-to-live of {self.spec.ttl_ms} ms ran out with no "
-                    f"marker on {', '.join(missing) or 'no channel'}"
-                )
+                missing = ", ".join(self._missing_markers(snapshot_id)) or "no channel"
+                reason = f"{self.me}: time-to-live of {self.spec.ttl_ms} ms ran out with "
+                if self.algorithm_class is ChandyLamport:
+                    reason += f"no marker on {missing}"
+                else:  # a learner's class may leave a channel open after its marker
+                    reason += f"{missing} still open (no marker, or the class did not close it)"
                 self.abandon(snapshot_id, reason)
                 report = {"node_id": self.me, "part_uri": "", "size_bytes": 0, "ok": False}
                 report["error"] = reason
@@ -487,7 +496,10 @@ class Node:
         for ch, amounts in prepared.part.channels.items():  # delivered first, in order
             for amount in amounts:
                 self._tick()
-                action, _ = self.host.accept_transfer(ch, -1, amount)
+                try:
+                    action, _ = self.host.accept_transfer(ch, -1, amount)
+                except Exception as e:  # a learner's class: said, and the restore goes on
+                    action = self._algorithm_failed("on_app_receive", e)
                 self.state.credit(amount)
                 self._write(
                     {"i": action, "kind": "reinject", "ch": self._name(ch), "amount": amount}
@@ -590,17 +602,32 @@ class Node:
         """What the algorithm's call in ``action`` did to this node's part of each
         snapshot, read from its records (a learner's class need write no events): a
         state recorded starts the part's time-to-live; a part done (state recorded, every
-        input channel closed) is made at once, and written while the bank goes on."""
+        input channel closed) is made at once, written while the bank goes on, and the
+        snapshot's markers are taken without the algorithm hearing them from then on
+        (the replay does the same: :mod:`.runlog`)."""
         for sid, rec in list(self.algorithm.snapshot_records().items()):
             if sid in self._finished or sid in self.host.ignored or self.me not in rec.red_from:
                 continue
+            recorded_at = rec.red_from[self.me]
+            if self._recorded_at.get(sid, recorded_at) != recorded_at:
+                print(
+                    f"{self.me}: {self.algorithm_class.__name__} recorded {self.me}'s state "
+                    f"for {sid} again (at actions {self._recorded_at[sid]} and "
+                    f"{recorded_at}); the part holds the second",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                self._open_since.pop(sid, None)
+            self._recorded_at[sid] = recorded_at
             if sid not in self._open_since:  # recorded in this action
                 self._clock_at_record[sid] = list(self.clock)
                 self._entries_at_record[sid] = self.state.entries()
                 self._open_since[sid] = time.monotonic()
             if rec.part_done(self.me, self.inputs):
                 self._open_since.pop(sid, None)
+                self._recorded_at.pop(sid, None)
                 self._finished.add(sid)
+                self.host.ignore(sid)
                 # the messages it recorded may be forgotten from here on
                 try:
                     part: dict[str, Any] | Exception = self.part(sid, action)
@@ -641,7 +668,6 @@ class Node:
         report: dict[str, Any] = {"node_id": self.me, "part_uri": "", "size_bytes": 0}
         self.log.flush()  # the log up to the part is on disk before the part is
         target = self._targets.pop(snapshot_id, Target(""))
-        self.host.ignore(snapshot_id)
         self.algorithm.discard(snapshot_id)
         entries = self._entries_at_record.pop(snapshot_id, None)
         try:

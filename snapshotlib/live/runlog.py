@@ -39,7 +39,7 @@ from ..algorithms.chandy_lamport import ChandyLamport
 from ..checks.verdict import SnapshotVerdict, snapshot_verdict
 from ..model import Channel
 from ..simulator import ActionError, Simulator
-from ..trace import APP
+from ..trace import APP, CONTROL
 from .action_log import read_segments
 from .algorithm_choice import algorithm_class
 from .parts import CheckedPart
@@ -267,7 +267,7 @@ def _name_messages(
                 what = f"the marker of {snapshot}" if snapshot else f"transfer {action.label}"
                 raise RunLogError(
                     f"assembled action {n}: {action.channel.dst} accepted {what}, "
-                    f"which is not in flight on {action.channel}"
+                    f"which is not in flight on {action.channel}{_hint(sim)}"
                 )
             action = Deliver(action.channel, message=message, label=action.label)
         _step(sim, n, action)
@@ -321,7 +321,7 @@ def replay(spec: ClusterSpec, actions: list[Step], start: RunStart | None = None
                 raise RunLogError(
                     f"assembled action {n}: {action.channel} delivered a "
                     f"{message.kind} where the node accepted "
-                    f"{'a transfer' if action.label else 'a marker'}"
+                    f"{'a transfer' if action.label else 'a marker'}{_hint(sim)}"
                 )
     return sim
 
@@ -362,12 +362,35 @@ def _step(sim: Simulator, n: int, action: Step) -> None:
     try:
         sim.step(action)
     except ActionError as e:
-        raise RunLogError(f"assembled action {n} ({action}): {e}") from None
+        raise RunLogError(f"assembled action {n} ({action}): {e}{_hint(sim)}") from None
     except Exception as e:  # a learner's class raised here, as it did on the node
         raise RunLogError(
             f"assembled action {n} ({action}): {type(sim.algorithm).__name__} raised "
             f"{type(e).__name__}: {e}"
         ) from None
+    # a node that made its part of a snapshot takes no more of its markers (node.py);
+    # only a start, a marker, or a message on a channel being recorded can make a part
+    process = action.process if isinstance(action, StartSnapshot) else None
+    if isinstance(action, Deliver):
+        taken = sim.trace.actions[-1]
+        heard = taken.kind == CONTROL or sim.algorithm.listening[taken.channel]
+        process = action.channel.dst if heard else None
+    if process is not None:
+        inputs = sim.input_channels(process)
+        for sid, rec in sim.algorithm.snapshot_records().items():
+            if (process, sid) not in sim.ignored and rec.part_done(process, inputs):
+                sim.ignore_snapshot(process, sid)
+
+
+def _hint(sim: Simulator) -> str:
+    """Why a replay under a learner's class may part from what the nodes did."""
+    if type(sim.algorithm) is ChandyLamport:
+        return ""
+    return (
+        f" (the replay runs {type(sim.algorithm).__name__} as one object for every node, "
+        "where each node ran its own: a class that acts otherwise when it sees only its "
+        "own process sends other markers there)"
+    )
 
 
 @dataclass(frozen=True)

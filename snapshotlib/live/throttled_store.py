@@ -10,9 +10,9 @@ store does the same on a small scale: it takes a ``PUT`` per object
 (``http://host:port/prefix/name``, the lab's ``http://`` storage), each write taking
 ``write_ms`` (standing for the upload), and answers 503 with S3's ``SlowDown`` error to
 a write beyond ``max_rate`` writes a second under the same prefix (the key up to its
-last ``/``): each prefix has a bucket of ``max_rate`` tokens, refilled at ``max_rate`` a
-second, and a write takes one, so a burst of ``max_rate`` passes at once and the rest
-wait for the refill. ``GET /_stats`` tells how many writes it
+last ``/``): each prefix has a bucket of ``burst`` tokens (``max_rate`` unless told),
+refilled at ``max_rate`` a second, and a write takes one, so a burst of ``burst`` passes
+at once and the rest wait for the refill. ``GET /_stats`` tells how many writes it
 took, refused, and the most it had in flight.
 
 >>> with ThrottledStore(folder, max_rate=10) as store:   # doctest: +SKIP
@@ -55,16 +55,21 @@ class ThrottledStore:
         folder: str | Path,
         max_rate: int = 10,
         write_ms: int = 50,
+        burst: int | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_rate < 1:
             raise ValueError(f"max_rate: at least 1 write a second, got {max_rate}")
+        if burst is not None and burst < 1:
+            raise ValueError(f"burst: at least 1 write, got {burst}")
         if write_ms < 0:
             raise ValueError(f"write_ms: at least 0, got {write_ms}")
         self.folder = Path(folder).resolve()
         self.max_rate = max_rate
+        #: writes that pass at once when the prefix has been quiet
+        self.burst = max_rate if burst is None else burst
         self.write_ms = write_ms
         #: seconds, for the buckets' refill (another clock lets a test stop time)
         self.clock = clock
@@ -121,8 +126,8 @@ class ThrottledStore:
         prefix = key.rpartition("/")[0]
         now = self.clock()
         with self._lock:
-            tokens, then = self._buckets.get(prefix, (float(self.max_rate), now))
-            tokens = min(float(self.max_rate), tokens + (now - then) * self.max_rate)
+            tokens, then = self._buckets.get(prefix, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - then) * self.max_rate)
             if tokens < 1.0:
                 self._buckets[prefix] = (tokens, now)
                 self.counts["slowed_down"] += 1

@@ -36,6 +36,26 @@ class KnowsOnlyItsOwn(MarkerRules):
         record.closed.add(channel)
 
 
+class RecordsAgain(MarkerRules):
+    """Records its state, and sends markers, on every marker: a node's part is made at
+    its last marker, and the markers it sent after that are dropped where they arrive."""
+
+    def on_control(self, process, channel, message, action):
+        record = self.records.get(self.sim.trace.messages[message].tag)
+        if record is None:
+            record = self.new_record(self.sim.trace.messages[message].tag)
+        self.record_and_send_markers(record, process, action)
+        self.recording[channel].pop(record.id, None)
+        record.closed.add(channel)
+
+
+class StartRaises(MarkerRules):
+    """Cannot even start."""
+
+    def start(self, process, snapshot_id, action):
+        raise RuntimeError("not written yet")
+
+
 class CountsInMarkers(MarkerRules):
     """Puts a count on its markers, which a live node does not carry."""
 

@@ -100,11 +100,12 @@ class Nodes:
 
     def _notice(self, p: str) -> None:
         """Parts done, read from the records as a live node does (a learner's class
-        writes no events)."""
+        writes no events); a part done, the snapshot's markers are dropped there."""
         host = self.hosts[p]
         for sid, rec in host.algorithm.snapshot_records().items():
-            if rec.part_done(p, host.input_channels(p)):
+            if sid not in host.ignored and rec.part_done(p, host.input_channels(p)):
                 self.done.add((sid, p))
+                host.ignore(sid)  # as a node does: its later markers are dropped
 
     def part(self, p: str, sid: str) -> CheckedPart:
         """What node ``p`` recorded of ``sid``, as a part read back from storage holds it."""

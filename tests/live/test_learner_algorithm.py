@@ -11,6 +11,7 @@ refused, saying why, before any process starts.
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import random
 import subprocess
@@ -21,11 +22,19 @@ import pytest
 from learner_classes import write_learner_files
 from simulated_nodes import Nodes, cluster
 
+from snapshotlib.actions import Deliver, StartSnapshot
 from snapshotlib.algorithms.chandy_lamport import ChandyLamport
 from snapshotlib.course.class_file import class_source, save_class
 from snapshotlib.course.exercises.ex02 import save_for_live_lab
 from snapshotlib.live.algorithm_choice import AlgorithmChoiceError, load_algorithm
-from snapshotlib.live.runlog import assemble, causal_prefix, check_live_snapshot, replay
+from snapshotlib.live.runlog import (
+    Abandon,
+    RunLogError,
+    assemble,
+    causal_prefix,
+    check_live_snapshot,
+    replay,
+)
 from snapshotlib.live.spec import SpecError
 from snapshotlib.model import Network
 from snapshotlib.simulator import Simulator
@@ -73,6 +82,42 @@ def test_a_class_that_records_no_channel_state_fails_naming_the_message(learner:
     ]
     assert reasons, "some snapshot of six runs had a message in transit"
     assert all("missing from the recorded state of" in r for r in reasons), reasons
+
+
+def test_a_node_that_gave_a_snapshot_up_hears_none_of_its_markers_in_the_replay(
+    learner: Path,
+) -> None:
+    spec = cluster("complete", 3, algorithm=f"{learner / 'marker_rules.py'}:MarkerRules")
+    net = spec.network()
+    actions = [
+        StartSnapshot("P1", "s1"),
+        Abandon("P2", "s1"),  # a cleanup P2 logged before its first marker came
+        Deliver(net.channel("P1", "P2")),
+        Deliver(net.channel("P1", "P3")),
+    ]
+    sim = replay(spec, actions)
+    assert type(sim.algorithm).__name__ == "MarkerRules"
+    recorded = sim.algorithm.snapshot_records()["s1"].red_from
+    assert "P2" not in recorded and {"P1", "P3"} <= set(recorded)
+
+
+def test_a_class_that_records_again_is_judged_on_what_the_nodes_did(learner: Path) -> None:
+    # markers sent after a node made its part are dropped there, by the node and by the
+    # replay alike: the check then judges the snapshot, rather than failing to replay it
+    for seed in range(4):
+        for check in checks_of(f"{learner / 'buggy.py'}:RecordsAgain", seed, n=3):
+            assert check.same_as_engine, check.differences
+
+
+def test_a_replay_that_parts_from_the_nodes_says_the_class_may_be_why(learner: Path) -> None:
+    spec = cluster("complete", 3, 1, algorithm=f"{learner / 'marker_rules.py'}:MarkerRules")
+    nodes = Nodes(spec)
+    rng = random.Random(1)
+    nodes.run(rng, 120, {10: ("P1", "s1")})
+    logs = causal_prefix(spec, nodes.logs)
+    other = dataclasses.replace(spec, algorithm=f"{learner / 'buggy.py'}:RecordsAgain")
+    with pytest.raises(RunLogError, match="runs RecordsAgain as one object for every node"):
+        replay(other, assemble(other, logs))
 
 
 def test_a_node_carries_no_payload_on_a_marker(learner: Path) -> None:
@@ -161,6 +206,29 @@ def test_a_class_defined_in_a_notebook_cell_is_saved_as_a_file_a_node_loads(
     )
     loaded = load_algorithm(f"{saved}:Mine")
     assert issubclass(loaded, ChandyLamport) and loaded is not mine
+
+
+def test_a_class_using_names_from_outside_it_is_not_saved_saying_which(tmp_path: Path) -> None:
+    cell = (
+        "from snapshotlib.algorithms.chandy_lamport import ChandyLamport\n"
+        "MARK = 'marker'\n\n"
+        "class Leans(ChandyLamport):\n"
+        "    def start(self, process, snapshot_id, action):\n"
+        "        helper(MARK)\n"
+        "        super().start(process, snapshot_id, action)\n"
+    )
+    name = str(tmp_path / "ipykernel_1" / "43.py")
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)
+    namespace: dict[str, object] = {}
+    exec(compile(cell, name, "exec"), namespace)
+    leans = namespace["Leans"]
+    assert isinstance(leans, type)
+    said = save_for_live_lab(leans, str(tmp_path / "leans.py"))
+    assert said == (
+        "Leans was not saved: Leans uses ChandyLamport, MARK, helper, which the file would "
+        "not define: put what it needs inside the class, or import it there"
+    )
+    assert not (tmp_path / "leans.py").exists()
 
 
 def test_exercise_2s_save_step_says_why_rather_than_stopping_a_notebook(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ so in one line, and nothing is left behind."""
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 import sys
 import time
@@ -86,3 +87,17 @@ def test_a_live_runs_receives_are_named_apart_from_their_sends_and_fit_the_stepp
         ]
         for (a, text), (b, _) in itertools.pairwise(named):
             assert (b - a) * slot >= len(text) * CHAR_PX * 0.9, (row, a, b, text)
+
+
+def test_without_jitter_some_writes_are_always_refused_as_the_lesson_says() -> None:
+    # a snapshot's 17 writes come at once against a store taking 10 at once: refusals
+    # whatever the timing, each run; jitter spreads them over half a second
+    notebook = Path(__file__).parents[2] / "notebooks" / "10_live_lab_under_failure.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    said = " ".join("".join(c["source"]).replace("\n", " ") for c in cells)
+    assert "Some are always refused and tried again" in said
+    for _ in range(2):
+        without = lesson_10.jitter_run(0, snapshots=1)
+        with_ = lesson_10.jitter_run(500, snapshots=1)
+        assert without["slowed"] > 0, without
+        assert with_["slowed"] < without["slowed"], (without, with_)

@@ -79,4 +79,20 @@ def test_what_a_class_raised_on_a_node_is_shown_and_fails_the_lab(
     assert not report.ok
     assert report.raised
     assert all("KnowsOnlyItsOwn.on_control raised KeyError" in r for r in report.raised)
-    assert "your class raised, on the nodes:" in report.summary()
+    assert "your class, on the nodes:" in report.summary()
+
+
+def test_a_class_whose_start_raises_fails_the_lab_saying_so(learner: Path, tmp_path: Path) -> None:
+    report = run_lab(
+        f"{learner / 'buggy.py'}:StartRaises",
+        snapshots=1,
+        nodes=2,
+        crash=False,
+        workdir=tmp_path,
+        say=lambda line: None,
+    )
+    assert not report.ok
+    (snapshot,) = report.snapshots
+    assert snapshot.reason.startswith("could not start:"), snapshot.reason
+    assert "StartRaises.start raised RuntimeError: not written yet" in snapshot.reason
+    assert any("StartRaises.start raised RuntimeError" in r for r in report.raised)

@@ -83,6 +83,21 @@ def test_the_rate_is_per_prefix_so_keys_spread_over_prefixes_get_more() -> None:
         store.stop()
 
 
+def test_a_burst_smaller_than_the_rate_limits_writes_at_once_however_quiet_the_prefix() -> None:
+    now = [100.0]
+    store = ThrottledStore(".", max_rate=4, write_ms=0, burst=2, clock=lambda: now[0])
+    try:
+        assert store.begin_write("a/o0") and store.begin_write("a/o1")
+        assert not store.begin_write("a/o2")
+        now[0] += 60  # a long quiet spell still lets only the burst through at once
+        assert store.begin_write("a/p0") and store.begin_write("a/p1")
+        assert not store.begin_write("a/p2")
+        now[0] += 0.25  # the rate still refills: a token every quarter of a second
+        assert store.begin_write("a/p3") and not store.begin_write("a/p4")
+    finally:
+        store.stop()
+
+
 def test_a_prefix_gets_its_rate_back_as_time_passes() -> None:
     now = [100.0]
     store = ThrottledStore(".", max_rate=4, write_ms=0, clock=lambda: now[0])

@@ -269,6 +269,8 @@ def save_for_live_lab(answer_class: Any, path: str = "marker_rules.py") -> str:
         saved = save_class(answer_class, path, LIVE_LAB_IMPORTS)
     except (OSError, ValueError, SyntaxError) as e:
         return f"{name} was not saved: {e}"
+    except Exception as e:  # the class itself failed when the file was run
+        return f"{name} was not saved: running the file raised {type(e).__name__}: {e}"
     return (
         f"saved {name} to {saved}. In a terminal, in this folder:\n"
         f"    snapshotlib live lab --algorithm {saved.name}:{name}\n"
