@@ -9,9 +9,10 @@ The reference runs in the same process, turn about with the engine: a bare Pytho
 over the same transition relation, written here without the engine (tuples for states,
 the marker rules inline, the same audit of what each channel must record). It keeps the
 same state abstraction, so without reduction both count the same distinct states; the
-ratio of their states per second is the engine's overhead (the engine runs the real
-simulator, the real algorithm class and the real application at every step, which is
-what lets it search a learner's class).
+ratio of their states per second is the engine's overhead. The engine runs the real
+simulator, the real algorithm class and the real application (which is what lets it
+search a learner's class), but only for an action it has not seen from the acting
+process's part of the state: the others it looks up (``snapshotlib/search/memo.py``).
 
 Run from the repository root::
 

@@ -132,6 +132,7 @@ class Simulator:
         # application messages sent per channel, counted up to message _app_counted
         self._app_sent = [0] * len(self.network.channels)
         self._app_counted = 0
+        self._app_sent_asked = False
         self._actor = ""
         self._actor_action = -1
         self._actor_sent: set[int] = set()
@@ -424,10 +425,18 @@ class Simulator:
         """Messages in flight on channel ``channel``, oldest first (the live queue)."""
         return self.queues[channel]
 
+    @property
+    def app_sent_asked(self) -> bool:
+        """Whether the algorithm asked :meth:`app_sent` in this run: what it did then
+        depends on how many messages were sent, which no state of one process holds
+        (exhaustive search stops reading effects from its table, :mod:`.search.memo`)."""
+        return self._app_sent_asked
+
     def app_sent(self, channel: int) -> int:
         """Application messages sent on ``channel`` so far."""
         # counted from the trace when asked (only when a snapshot records), going on
         # from the last count, so a send on the hot path keeps no counter
+        self._app_sent_asked = True
         counts, messages = self._app_sent, self.trace.messages
         for i in range(self._app_counted, len(messages)):
             m = messages[i]

@@ -124,6 +124,8 @@ def test_a_states_verdict_is_the_engines_verdict_on_a_run_that_reaches_it(
             if not children:
                 break
             node = rng.choice(children)
+            if node.sim is None:  # made from a recorded effect: its run is replayed
+                s.rebuild(node)
         for sid, failed in node.done:
             engine = snapshot_verdict(node.sim, sid)
             names = dict(failed)
@@ -424,6 +426,8 @@ def test_runs_are_counted_as_a_brute_force_walk_counts_them() -> None:
     s = explore._Search(system, ("consistent",), False, None, False, None, True)
 
     def walk(node: explore._Node) -> int:
+        if node.sim is None:  # made from a recorded effect: its run is replayed
+            s.rebuild(node)
         kids = [k for m in s.moves(node) if isinstance(k := s.child(node, m), explore._Node)]
         return 1 if not kids else sum(walk(k) for k in kids)
 

@@ -31,7 +31,7 @@ from ..trace import (
     SnapshotDiscarded,
     StateRecorded,
 )
-from .state import MessageNames, fields_key
+from .state import MessageNames, fields_key, split_fields
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -110,9 +110,11 @@ class SnapshotAlgorithm:
     #: whether :meth:`before_app_action` must be called before every application action
     watches_actions = False
     #: whether each call touches only its own process: its state, its input channels
-    #: (taking, blocking) and the tails of its output channels. Then actions of
-    #: different processes commute, and exhaustive search may skip reorderings of them
-    #: (:mod:`snapshotlib.search.explore`). Off unless an algorithm says so.
+    #: (taking, blocking) and the tails of its output channels, and what it does
+    #: depends on those alone. Then actions of different processes commute, and
+    #: exhaustive search may skip reorderings of them (:mod:`snapshotlib.search.explore`)
+    #: and look up what an action did from a process's part of the state
+    #: (:mod:`snapshotlib.search.memo`). Off unless an algorithm says so.
     local_actions = False
     #: The attributes :meth:`bind` sets that hold a run's state, each with what it holds
     #: (:mod:`snapshotlib.algorithms.state`: ``PLAIN``, ``RECORDING``,
@@ -177,6 +179,19 @@ class SnapshotAlgorithm:
         its states by it. The default reads every attribute, as :attr:`state_fields`
         declares or safely when undeclared (:func:`~.state.fields_key`)."""
         return fields_key(self, names)
+
+    def state_parts(
+        self, names: MessageNames, inputs: Sequence[Sequence[int]]
+    ) -> tuple[tuple[Hashable, ...], Hashable] | None:
+        """What :meth:`state_key` says, split by process: one part per process (whose
+        input channels ``inputs`` gives) and a part of no process; ``None`` when it
+        cannot be split. With :attr:`local_actions`, exhaustive search looks up what an
+        action did by the acting process's part (:mod:`snapshotlib.search.memo`). The
+        default splits the declared attributes (:func:`~.state.split_fields`), and
+        says ``None`` for a class whose :meth:`state_key` is its own."""
+        if type(self).state_key is not SnapshotAlgorithm.state_key:
+            return None
+        return split_fields(self, names, inputs)
 
     def key_follows_events(self) -> bool:
         """Whether :attr:`state_changes_with_events` holds for this instance's class:

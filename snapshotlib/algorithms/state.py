@@ -188,3 +188,52 @@ def _id_lists_key(value: Any, names: MessageNames) -> Hashable:
             (freeze(k), tuple(names.message(m) for m in ids)) for k, ids in value.items()
         )
     return tuple(names.message(m) for m in value)
+
+
+#: the kinds that hold one entry per channel: split by process, with the channel's
+#: receiver (:func:`split_fields`)
+PER_CHANNEL = frozenset({RECORDING, CHANNEL_MESSAGES})
+
+
+def split_fields(
+    algorithm: SnapshotAlgorithm, names: MessageNames, inputs: Sequence[Sequence[int]]
+) -> tuple[tuple[Hashable, ...], Hashable] | None:
+    """The default :meth:`~snapshotlib.algorithms.base.SnapshotAlgorithm.state_parts`:
+    what :func:`fields_key` reads, split by process (``inputs``: each process's input
+    channels). A per-channel attribute (``RECORDING``, ``CHANNEL_MESSAGES``) goes with
+    each channel's receiver; every other declared attribute to the part of no process.
+    ``None`` when an attribute is undeclared: its owner cannot be told."""
+    declared = declared_fields(cast("type", type(algorithm)))
+    records = algorithm.records
+    per_channel = []
+    shared: list[Hashable] = []
+    for name, value in sorted(vars(algorithm).items()):
+        if name in BASE_FIELDS:
+            continue
+        kind = declared.get(name)
+        if kind is None:
+            return None
+        if kind in PER_CHANNEL:
+            per_channel.append((name, kind, value))
+        elif kind == MESSAGES:
+            shared.append((name, _id_lists_key(value, names)))
+        elif kind == RECORD:
+            shared.append((name, None if value is None else value.id))
+        else:
+            shared.append((name, freeze(value)))
+    parts = []
+    for ins in inputs:
+        mine: list[Hashable] = []
+        for name, kind, value in per_channel:
+            if kind == RECORDING:  # channel -> {snapshot id: messages recorded}
+                rows = []
+                for ch in ins:
+                    for sid, ids in value[ch].items():
+                        rec = records.get(sid)
+                        own = rec is not None and rec.channels.get(ch) is ids
+                        rows.append((ch, sid, None if own else names.channel(ch, ids)))
+                mine.append((name, frozenset(rows)))
+            else:
+                mine.append((name, tuple(names.channel(ch, value[ch]) for ch in ins)))
+        parts.append(tuple(mine))
+    return tuple(parts), tuple(shared)

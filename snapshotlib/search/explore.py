@@ -42,21 +42,32 @@ replayed last, kept (:meth:`_Search.rebuild`): a level's states come in the orde
 their parents, so that is mostly one action. A run replayed must be the run first
 made, as :meth:`Simulator.fork` already asks of an algorithm: the same calls give the
 same answers (no randomness, no state shared between runs).
+
+**Effects looked up.** For an algorithm whose actions are local and whose state is
+declared (:func:`~.memo.splittable`: the engine's Chandy–Lamport, and a learner's class
+that says so), the key holds the algorithm's state split by process, and
+what an action did is recorded by the acting process's part (:mod:`.memo`): the next
+time that part takes that action, in whatever state the others are, the successor is
+made from the record without a run. On FIFO channels a state's moves are read from its
+key too, so a run is replayed only for an action the memo does not know, or for the
+checks of a state where nothing more can happen. A test walks random systems and checks
+every successor so made against the one a run makes.
 """
 
 from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..actions import Action, Deliver, Internal, Send, StartSnapshot
 from ..algorithms.state import freeze
 from ..formats.scenario import Scenario, parse_scenario
 from ..simulator import ActionError, Simulator
 from ..trace import APP
+from .memo import Effect, algorithm_parts, apply_audit, audit_change, splittable
 from .state import (
     Audit,
     Content,
@@ -75,7 +86,7 @@ BUILT_IN = ("consistent", "dijkstra", "conservation", "completes")
 #: so that a learner who enlarges a system gets an answer in seconds, not a kernel that
 #: fills a Binder session's memory (about 2 GB). A waiting state holds its key's parts
 #: and its path, not a run (but for HELD_RUNS of them): the example concurrent-snapshots
-#: peaks at about 160 MB resident at 50,000 states, 240 MB at 100,000
+#: peaks at about 190 MB resident at 100,000 states
 MAX_STATES = 50_000
 #: waiting states that may keep their run rather than replay it when their turn comes:
 #: a small search (a lesson's) then replays nothing, a big one holds this many runs
@@ -227,6 +238,8 @@ class SearchResult:
 
 
 _NOTHING: frozenset[Any] = frozenset()
+#: an action the memo has not seen from this part of the state
+_UNKNOWN: Any = object()
 
 
 class _Node:
@@ -238,15 +251,22 @@ class _Node:
 
     __slots__ = (
         "algorithm",
+        "amount",
         "audit",
         "audit_key",
+        "blocked",
         "depth",
         "done",
         "done_key",
+        "frozen",
         "names",
+        "parts_done",
         "path",
+        "paused",
         "pcs",
         "plans",
+        "predicted",
+        "recorded",
         "runs",
         "sim",
         "sleep",
@@ -278,6 +298,18 @@ class _Node:
         self.sleep: frozenset[tuple[Any, ...]] = frozenset()
         #: when counting runs: how many schedules lead here
         self.runs = 1
+        #: the key's other parts, kept so that a state made without a run has them:
+        #: application states frozen, channels held back, processes paused
+        self.frozen: tuple[Hashable, ...] = ()
+        self.blocked: frozenset[int] = _NOTHING
+        self.paused: frozenset[str] = _NOTHING
+        #: with a split algorithm state (memo.py): (process index, snapshot id) recorded,
+        #: and whose part is done; the conserved amount in the system (None: not kept)
+        self.recorded: frozenset[tuple[int, str]] = _NOTHING
+        self.parts_done: frozenset[tuple[int, str]] = _NOTHING
+        self.amount: int | None = None
+        #: made from a recorded effect, without a run (memo.py)
+        self.predicted = False
 
     @property
     def run(self) -> Simulator:
@@ -343,16 +375,34 @@ class _Search:
         self.procs = system.network.processes
         self.programs = [system.programs.get(p, ()) for p in self.procs]
         self.index = {p: i for i, p in enumerate(self.procs)}
+        #: per channel, its receiver's index, and the delivery of its head (FIFO)
+        self.dst_index = [self.index[c.dst] for c in system.network.channels]
+        self.heads = [Deliver(c) for c in system.network.channels]
         self.plans = system.snapshots
         app = start.app
         self.handlers_send = _handlers_send(app)
         self.conserved = app.conserved is not None
+        #: what the application conserves (money, tokens), for the reason
+        self.what_conserved = app.conserved
         if self.conserved:
             self.total = self.amount_now(start)
         records = reds(start)
         audit = update_audit({}, start, records, 0, frozenset())
         self.fast = start.algorithm.key_follows_events()
         self.fifo = system.network.fifo
+        self.inputs = [tuple(start.input_channels(p)) for p in self.procs]
+        self.outputs = [tuple(start.output_channels(p)) for p in self.procs]
+        #: what actions did, by the acting process's part of the state (memo.py); None
+        #: when the algorithm's state cannot be split by process
+        self.memo: dict[Hashable, Effect | None] | None = None
+        if self.fast and not self.every and splittable(start, self.inputs):
+            self.memo = {}
+        #: whether effects are read from the memo (off for good once a run showed an
+        #: effect the acting process's part does not decide)
+        self.predicting = self.memo is not None
+        #: whether a state is expanded without replaying its run first (replayed only
+        #: for an action the memo does not know): its moves are then read from its key
+        self.lazy = self.memo is not None and self.fifo
         self.root = _Node(
             start,
             (0,) * len(self.procs),
@@ -362,10 +412,12 @@ class _Search:
             0,
             None,
             tuple(channel_names(start, ch, records) for ch in range(len(start.queues))),
-            self.compact(algorithm_key(start, records)),
+            self.algorithm_part(start, records),
             audit_key(audit, self.fifo),
             frozenset(),
         )
+        self.root.frozen = tuple(freeze(start.states[p]) for p in self.procs)
+        self.describe(self.root, start, records)
         #: the runs along the path last rebuilt, from the start: (path cell, run)
         self.replayed: list[tuple[Any, Simulator]] = [(None, start)]
         #: waiting states that kept their run (at most HELD_RUNS)
@@ -374,21 +426,53 @@ class _Search:
     # -------------------------------------------------------------- moves
     def moves(self, node: _Node) -> list[tuple[int, Action, int]]:
         """(owner process index, action, what it consumes) for every enabled action:
-        consumes -1 for a delivery, 0 for a program step, k+1 for plan k."""
-        sim = node.run
+        consumes -1 - c for a delivery on channel c, 0 for a program step, k+1 for plan
+        k. On FIFO channels they are read from the state's key, without its run."""
         out: list[tuple[int, Action, int]] = []
-        index = self.index
-        for d in sim.enabled():
-            out.append((index[d.channel.dst], d, -1))
+        channels = self.system.network.channels
+        blocked = node.blocked
+        if self.fifo:
+            heads, dst = self.heads, self.dst_index
+            for ch, names in enumerate(node.names):
+                if names and ch not in blocked:
+                    out.append((dst[ch], heads[ch], -1 - ch))
+        else:  # a delivery names its message by id: the run's
+            sim = self.run_of(node)
+            for ch, queue in enumerate(sim.queues):
+                if queue and ch not in blocked:
+                    d, c = self.dst_index[ch], -1 - ch
+                    out.extend((d, Deliver(channels[ch], m), c) for m in queue)
+        paused = node.paused
         for i, prog in enumerate(self.programs):
             pc = node.pcs[i]
-            if pc < len(prog) and self.procs[i] not in sim.paused:
+            if pc < len(prog) and self.procs[i] not in paused:
                 out.append((i, prog[pc], 0))
         out.extend(self.starts(node))
         return out
 
+    def position(self, node: _Node, action: Deliver, ch: int) -> int:
+        """Where on channel ``ch`` the message ``action`` delivers is (0 on FIFO)."""
+        if action.message is None:
+            return 0
+        return self.run_of(node).queues[ch].index(action.message)
+
+    def run_of(self, node: _Node) -> Simulator:
+        """``node``'s run: the one it holds, or replayed now (:meth:`rebuild`)."""
+        return node.sim if node.sim is not None else self.rebuild(node)
+
     def starts(self, node: _Node) -> Iterator[tuple[int, Action, int]]:
         """The snapshot starts the plans still allow (``moves``' last part), lazily."""
+        if self.memo is not None:  # what each process recorded is kept with the state
+            recorded = node.recorded
+            for k, plan in enumerate(self.plans):
+                started = node.plans[k]
+                if plan.initiators == "one" and started:
+                    continue
+                for p in plan.at:
+                    i = self.index[p]
+                    if p not in started and (i, plan.snapshot_id) not in recorded:
+                        yield (i, StartSnapshot(p, plan.snapshot_id), k + 1)
+            return
         records = node.run.algorithm.snapshot_records()
         for k, plan in enumerate(self.plans):
             started = node.plans[k]
@@ -403,10 +487,10 @@ class _Search:
     def can_move(self, node: _Node) -> bool:
         """Whether :meth:`moves` would find an action, without listing them (asked of
         every new state; the list is made when the state is expanded)."""
-        sim = node.run
-        if sim.has_pending():
+        blocked = node.blocked
+        if any(names and ch not in blocked for ch, names in enumerate(node.names)):
             return True
-        paused = sim.paused
+        paused = node.paused
         for i, prog in enumerate(self.programs):
             if node.pcs[i] < len(prog) and self.procs[i] not in paused:
                 return True
@@ -441,29 +525,36 @@ class _Search:
         """Per process, the processes that may still put a new action in its way: a
         sender that may still send on a channel to it which is empty (on a FIFO
         channel, a message behind the head adds no new action) or non-FIFO."""
-        sim = node.run
-        net = sim.network
+        net = self.system.network
         index = self.index
-        records = sim.algorithm.snapshot_records()
+        cut: dict[str, Collection[str]]
+        if self.memo is not None:  # who recorded what is kept with the state
+            recorded: dict[str, set[str]] = {}
+            for i, sid in node.recorded:
+                recorded.setdefault(sid, set()).add(self.procs[i])
+            cut = dict(recorded)
+        else:
+            records_now = self.run_of(node).algorithm.snapshot_records()
+            cut = {sid: rec.red_from for sid, rec in records_now.items()}
         # snapshots that are or may still be taken: every process that has not
         # recorded one of them will, and sends its control messages then
-        ids = set(records)
+        ids = set(cut)
         for plan, used in zip(self.plans, node.plans, strict=True):
             if not (plan.initiators == "one" and used):
                 ids.add(plan.snapshot_id)
         for i, prog in enumerate(self.programs):
             ids.update(a.snapshot_id for a in prog[node.pcs[i] :] if isinstance(a, StartSnapshot))
-        unrecorded = [records[sid].red_from if sid in records else {} for sid in sorted(ids)]
+        unrecorded = [cut.get(sid, ()) for sid in sorted(ids)]
         feeds: list[set[int]] = [set() for _ in self.procs]
         for ch, c in enumerate(net.channels):
-            if net.fifo and sim.queues[ch]:
+            if net.fifo and node.names[ch]:
                 continue
             q = index[c.src]
             if self.may_send(node, q, c.dst, unrecorded):
                 feeds[index[c.dst]].add(q)
         return feeds
 
-    def may_send(self, node: _Node, q: int, dst: str, snapshots: list[dict[str, int]]) -> bool:
+    def may_send(self, node: _Node, q: int, dst: str, snapshots: list[Collection[str]]) -> bool:
         """Whether process ``q`` may still send to ``dst``: its program says so, or its
         handlers may send, or it has yet to record a snapshot (``snapshots``: the cut so
         far of each snapshot that is or may still be taken)."""
@@ -503,10 +594,10 @@ class _Search:
         if consumes > 0:
             return ("s", owner, consumes - 1)
         assert isinstance(action, Deliver)
-        ch = node.run.network.channel_index(action.channel)
+        ch = -1 - consumes
         if action.message is None:
             return ("d", owner, ch)
-        pos = node.run.queues[ch].index(action.message)
+        pos = self.run_of(node).queues[ch].index(action.message)
         return ("d", owner, ch, node.names[ch][pos])
 
     def independent(self, a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
@@ -519,11 +610,27 @@ class _Search:
         return True
 
     # -------------------------------------------------------------- steps
-    def child(self, node: _Node, move: tuple[int, Action, int]) -> _Node | str | None:
+    def child(
+        self, node: _Node, move: tuple[int, Action, int], defer: bool = False
+    ) -> _Node | _Deferred | str | None:
         """The state after ``move``; None if the action turned out not to be possible
-        (the application refused a send); a reason if the run stopped with an error."""
+        (the application refused a send); a reason if the run stopped with an error.
+        With the memo on, an action whose effect is recorded is applied without a run;
+        with ``defer``, such a state comes as its key and parts, made a node only if it
+        is new (:meth:`node_of`): most are not."""
+        memo_key = None
+        if self.predicting:
+            assert self.memo is not None
+            memo_key = self.memo_key(node, move)
+            effect = self.memo.get(memo_key, _UNKNOWN)
+            if effect is None:
+                return None  # refused from this very part of the state before
+            if effect is not _UNKNOWN:
+                deferred = self.predicted(node, move, effect)  # type: ignore[arg-type]
+                if deferred is not None:
+                    return deferred if defer else self.node_of(deferred)
         owner, action, consumes = move
-        parent = node.run
+        parent = self.run_of(node)
         trace = parent.trace
         before, sent_before, events_before = (
             len(trace.actions),
@@ -532,16 +639,19 @@ class _Search:
         )
         names = list(node.names)
         touched = not self.fast
-        if isinstance(action, Deliver):
-            ch = parent.network.channel_index(action.channel)
+        if consumes < 0:
+            ch = -1 - consumes
             queue = parent.queues[ch]
-            pos = 0 if action.message is None else queue.index(action.message)
+            assert isinstance(action, Deliver)
+            pos = self.position(node, action, ch)
             if trace.messages[queue[pos]].kind != APP or parent.algorithm.listening[ch]:
                 touched = True
             names[ch] = names[ch][:pos] + names[ch][pos + 1 :]
         try:
             sim = self.advance(parent, action)
         except ActionError:
+            if self.memo is not None and self.predicting:
+                self.memo[memo_key] = None
             return None
         except Exception as e:  # a handler's error (a learner's class): the run stops
             return f"the run stopped: {type(e).__name__}: {e}"
@@ -586,8 +696,7 @@ class _Search:
                 for sid, rec in records
                 if rec.complete
             )
-        algorithm = self.compact(algorithm_key(sim, records)) if touched else node.algorithm
-        return _Node(
+        made = _Node(
             sim,
             pcs,
             plans,
@@ -596,9 +705,203 @@ class _Search:
             node.depth + 1,
             (action, node.path),
             tuple(names),
-            algorithm,
+            self.algorithm_part(sim, records) if touched else node.algorithm,
             node.audit_key if audit is node.audit else audit_key(audit, self.fifo),
             node.done_key if done is node.done else frozenset(done),
+        )
+        if self.memo is None:
+            made.frozen = tuple([freeze(sim.states[p]) for p in self.procs])
+            self.describe(made, sim, records)
+            return made
+        # the acting process's state alone changes (its actions are local)
+        p = self.procs[owner]
+        made.frozen = (*node.frozen[:owner], freeze(sim.states[p]), *node.frozen[owner + 1 :])
+        if touched or sim.blocked or sim.paused or node.blocked or node.paused:
+            self.describe(made, sim, records)
+        else:
+            made.recorded, made.parts_done = node.recorded, node.parts_done
+            if self.conserved:
+                made.amount = self.amount_now(sim)
+        if sim.app_sent_asked:  # its effects depend on counts no process's part holds
+            self.predicting = False
+        if self.predicting:
+            self.remember(memo_key, node, made, move)
+        return made
+
+    def memo_key(self, node: _Node, move: tuple[int, Action, int]) -> Hashable:
+        """What ``move``'s effect depends on: the acting process's part of ``node``'s
+        state, the part of no process, and the action (see :mod:`.memo`)."""
+        owner, action, consumes = move
+        what: tuple[Any, ...]
+        if consumes < 0:
+            assert isinstance(action, Deliver)
+            ch = -1 - consumes
+            pos = self.position(node, action, ch)
+            what = (ch, node.names[ch][pos])
+        else:
+            what = (consumes, node.pcs[owner])
+        algorithm = node.algorithm
+        blocked = node.blocked and frozenset(c for c in self.inputs[owner] if c in node.blocked)
+        return (
+            owner,
+            what,
+            algorithm[0][owner],  # type: ignore[index]
+            algorithm[1],  # type: ignore[index]
+            node.frozen[owner],
+            blocked,
+            self.procs[owner] in node.paused,
+            node.done_key,
+        )
+
+    def predicted(
+        self, node: _Node, move: tuple[int, Action, int], effect: Effect
+    ) -> _Deferred | None:
+        """The state after ``move`` made from its recorded ``effect``, without a run, as
+        its key and parts (:meth:`node_of` makes the node); None when a run must decide
+        (a snapshot completes: its verdict reads every channel)."""
+        owner, action, consumes = move
+        names = list(node.names)
+        if consumes < 0:
+            ch = -1 - consumes
+            if self.fifo:
+                names[ch] = names[ch][1:]
+            else:
+                assert isinstance(action, Deliver)
+                pos = self.position(node, action, ch)
+                names[ch] = names[ch][:pos] + names[ch][pos + 1 :]
+        for ch, items in effect.sent:
+            names[ch] += items
+        recorded, parts_done = node.recorded, node.parts_done
+        if effect.marks:  # what the acting process recorded or finished changed
+            recorded = frozenset(
+                [*(x for x in recorded if x[0] != owner), *((owner, s) for s in effect.recorded)]
+            )
+            parts_done = frozenset(
+                [*(x for x in parts_done if x[0] != owner), *((owner, s) for s in effect.done)]
+            )
+            finished = {sid for sid, _ in node.done}
+            n = len(self.procs)
+            for sid in effect.done:
+                if sid not in finished and sum(1 for _, s in parts_done if s == sid) == n:
+                    return None  # complete now
+        pcs, plans = node.pcs, node.plans
+        if consumes == 0:
+            pcs = (*pcs[:owner], pcs[owner] + 1, *pcs[owner + 1 :])
+        elif consumes > 0:
+            k = consumes - 1
+            plans = (*plans[:k], plans[k] | {action.process}, *plans[k + 1 :])  # type: ignore[union-attr]
+        audit = apply_audit(node.audit, effect.audit) if effect.audit else node.audit
+        parts = node.algorithm[0]  # type: ignore[index]
+        algorithm = ((*parts[:owner], effect.part, *parts[owner + 1 :]), effect.shared)
+        frozen = (*node.frozen[:owner], effect.state, *node.frozen[owner + 1 :])
+        blocked = node.blocked
+        if blocked or effect.blocked:
+            ins = self.inputs[owner]
+            blocked = frozenset(c for c in blocked if c not in ins) | effect.blocked or _NOTHING
+        paused = node.paused
+        if paused or effect.paused:
+            p = self.procs[owner]
+            paused = (paused - {p}) | ({p} if effect.paused else _NOTHING) or _NOTHING
+        names_now = tuple(names)
+        audit_now = node.audit_key if audit is node.audit else audit_key(audit, self.fifo)
+        key = (
+            node.depth + 1 if self.reduction else 0,
+            pcs,
+            plans,
+            frozen,
+            names_now,
+            blocked,
+            paused,
+            algorithm,
+            audit_now,
+            node.done_key,
+        )
+        amount = None if node.amount is None else node.amount + effect.amount
+        return (key, node, action, audit, recorded, parts_done, amount)
+
+    def node_of(self, deferred: _Deferred) -> _Node:
+        """The node of a state :meth:`predicted` made."""
+        key, node, action, audit, recorded, parts_done, amount = deferred
+        _, pcs, plans, frozen, names, blocked, paused, algorithm, audit_now, done_key = key
+        made = _Node(
+            None,
+            pcs,
+            plans,
+            audit,
+            node.done,
+            node.depth + 1,
+            (action, node.path),
+            names,
+            algorithm,
+            audit_now,
+            done_key,
+        )
+        made.predicted = True
+        made.frozen, made.blocked, made.paused = frozen, blocked, paused
+        made.recorded, made.parts_done, made.amount = recorded, parts_done, amount
+        return made
+
+    def remember(
+        self, memo_key: Hashable, node: _Node, made: _Node, move: tuple[int, Action, int]
+    ) -> None:
+        """Record what ``move`` did from ``node`` (the run made ``made``), as the acting
+        process's change; nothing when the change reached past that process (the class
+        is not as local as it says) or a snapshot completed."""
+        assert self.memo is not None
+        if made.done is not node.done:
+            return
+        change = audit_change(node.audit, made.audit)
+        if change is None:
+            return
+        owner, action, consumes = move
+        before_names = list(node.names)
+        if consumes < 0:
+            assert isinstance(action, Deliver)
+            ch = -1 - consumes
+            pos = self.position(node, action, ch)
+            before_names[ch] = before_names[ch][:pos] + before_names[ch][pos + 1 :]
+        outs = self.outputs[owner]
+        sent = []
+        for ch, (old, new) in enumerate(zip(before_names, made.names, strict=True)):
+            if old == new:
+                continue
+            if ch not in outs or new[: len(old)] != old:
+                return
+            sent.append((ch, new[len(old) :]))
+        ins = self.inputs[owner]
+        others = [i for i in range(len(self.procs)) if i != owner]
+        old_parts, _ = _split(node.algorithm)
+        new_parts, shared = _split(made.algorithm)
+        p = self.procs[owner]
+
+        def others_of(pairs: frozenset[tuple[int, str]]) -> set[tuple[int, str]]:
+            return {x for x in pairs if x[0] != owner}
+
+        if (
+            any(made.frozen[i] != node.frozen[i] for i in others)
+            or any(new_parts[i] != old_parts[i] for i in others)
+            or made.blocked - set(ins) != node.blocked - set(ins)
+            or made.paused - {p} != node.paused - {p}
+            or others_of(made.recorded) != others_of(node.recorded)
+            or others_of(made.parts_done) != others_of(node.parts_done)
+        ):
+            return
+        amount = 0
+        if made.amount is not None and node.amount is not None:
+            amount = made.amount - node.amount
+        marks = made.recorded != node.recorded or made.parts_done != node.parts_done
+        self.memo[memo_key] = Effect(
+            part=new_parts[owner],
+            shared=shared,
+            state=made.frozen[owner],
+            blocked=frozenset(c for c in made.blocked if c in ins),
+            paused=p in made.paused,
+            sent=tuple(sent),
+            audit=change,
+            recorded=frozenset(s for i, s in made.recorded if i == owner),
+            done=frozenset(s for i, s in made.parts_done if i == owner),
+            marks=marks,
+            amount=amount,
         )
 
     def compact(self, part: Hashable) -> Hashable:
@@ -672,21 +975,47 @@ class _Search:
         return True
 
     def key(self, node: _Node) -> Hashable:
-        sim = node.run
         return (
             # with persistent sets, the depth keeps the graph acyclic (no action can
             # then be put off forever round a cycle: the "ignoring" problem)
             node.depth if self.reduction else 0,
             node.pcs,
             node.plans,
-            tuple([freeze(sim.states[p]) for p in self.procs]),
+            node.frozen,
             node.names,
-            frozenset(sim.blocked) if sim.blocked else _NOTHING,
-            frozenset(sim.paused) if sim.paused else _NOTHING,
+            node.blocked,
+            node.paused,
             node.algorithm,
             node.audit_key,
             node.done_key,
         )
+
+    def algorithm_part(self, sim: Simulator, records: list[tuple[str, Any]]) -> Hashable:
+        """The algorithm's part of a key: split by process when the memo is on
+        (:func:`~.memo.algorithm_parts`, each part compacted), else whole."""
+        if self.memo is None:
+            return self.compact(algorithm_key(sim, records))
+        parts, shared = algorithm_parts(sim, records, self.inputs, self.procs)
+        return (tuple(self.compact(part) for part in parts), self.compact(shared))
+
+    def describe(self, node: _Node, sim: Simulator, records: list[tuple[str, Any]]) -> None:
+        """Set the parts of ``node``'s key that a run of it gives, and, with the memo on,
+        what it keeps to be judged and expanded without one."""
+        node.blocked = frozenset(sim.blocked) if sim.blocked else _NOTHING
+        node.paused = frozenset(sim.paused) if sim.paused else _NOTHING
+        if self.memo is None:
+            return
+        node.recorded = frozenset(
+            (i, sid) for sid, rec in records for i, p in enumerate(self.procs) if p in rec.red_from
+        )
+        node.parts_done = frozenset(
+            (i, sid)
+            for sid, rec in records
+            for i, p in enumerate(self.procs)
+            if rec.part_done(p, self.inputs[i])
+        )
+        if self.conserved:
+            node.amount = self.amount_now(sim)
 
     def amount_now(self, sim: Simulator) -> int:
         app = sim.app
@@ -708,21 +1037,21 @@ class _Search:
             for name in self.order:
                 if name in reasons:
                     return name, f"snapshot {sid}: {reasons[name]}", sid
-        sim = node.run
         if "conservation" in self.builtin and self.conserved:
-            now = self.amount_now(sim)
+            now = node.amount if node.amount is not None else self.amount_now(node.run)
             if now != self.total:
                 return (
                     "conservation",
-                    f"{now} {sim.app.conserved} in the system, not {self.total}",
+                    f"{now} {self.what_conserved} in the system, not {self.total}",
                     None,
                 )
         for inv in self.every:
-            reason = _judge(inv, sim)
+            reason = _judge(inv, node.run)
             if reason is not None:
                 return inv.name, reason, None
         if not quiescent:
             return None
+        sim = node.run
         if "completes" in self.builtin:
             for sid, rec in reds(sim):
                 if not rec.complete:
@@ -800,7 +1129,7 @@ class _Search:
                         continue
                     stats.explored += 1
                     own = self.kept(node)
-                    if not own:
+                    if not own and not self.lazy:
                         self.rebuild(node)
                     moves = self.moves(node)
                     stats.enabled += len(moves)
@@ -811,25 +1140,24 @@ class _Search:
                             name = self.name(node, move)
                             if name in node.sleep:
                                 continue
-                        child = self.child(node, move)
-                        if child is None:
+                        made = self.child(node, move, defer=True)
+                        if made is None:
                             continue
                         stats.transitions += 1
-                        if isinstance(child, str):
+                        if isinstance(made, str):
                             stats.seconds = time.perf_counter() - began
-                            return self._stopped(node, move, child), False
+                            return self._stopped(node, move, made), False
+                        sleep = _NOTHING
                         if self.sleeping:
                             # Classical sleep sets: what was explored here before this
                             # action, and what slept here, sleeps in the child if it
                             # commutes with this action (its interleavings are covered).
-                            child.sleep = frozenset(
+                            sleep = frozenset(
                                 u for u in (*node.sleep, *done_here) if self.independent(u, name)
                             )
                             done_here.append(name)
-                        key = self.key(child)
+                        key = made[0] if isinstance(made, tuple) else self.key(made)
                         fingerprint = key if exact else hash(key)
-                        if stats.runs is not None:
-                            child.runs = node.runs
                         if fingerprint in seen:
                             if stats.runs is not None and fingerprint in waiting:
                                 waiting[fingerprint].runs += node.runs
@@ -837,9 +1165,14 @@ class _Search:
                                 # reached again before it is expanded: it must explore
                                 # what either path left awake
                                 other = waiting[fingerprint]
-                                other.sleep = other.sleep & child.sleep
-                            _drop(child.run)
+                                other.sleep = other.sleep & sleep
+                            if not isinstance(made, tuple) and not made.predicted:
+                                _drop(made.run)
                             continue
+                        child = self.node_of(made) if isinstance(made, tuple) else made
+                        child.sleep = sleep
+                        if stats.runs is not None:
+                            child.runs = node.runs
                         seen.add(fingerprint)
                         if self.sleeping or stats.runs is not None:
                             waiting[fingerprint] = child
@@ -855,7 +1188,9 @@ class _Search:
                             stats.seconds = time.perf_counter() - began
                             return found, False
                         following.append((child, movable))
-                        if self.held < HELD_RUNS:
+                        if child.predicted:
+                            child.sim = None  # a run borrowed for its checks is the cache's
+                        elif self.held < HELD_RUNS:
                             self.held += 1
                         else:
                             _drop(child.run)  # rebuilt when its turn comes
@@ -879,6 +1214,8 @@ class _Search:
         quiescent = not movable
         if quiescent:
             self.stats.quiescent += 1
+        if node.sim is None and quiescent:
+            self.rebuild(node)  # its checks there read a run (the loop lets it go)
         bad = self.violated(node, quiescent)
         if self.collect is not None:  # gather, and go on past violations
             if quiescent:
@@ -889,12 +1226,14 @@ class _Search:
             return None
         if bad is None:
             return None
+        if node.sim is None:
+            self.rebuild(node)
         # a copy of its own: the search's states may share an algorithm instance
         return Violation(bad[0], bad[1], _path(node.path), node.run.clone(), bad[2])
 
     def _stopped(self, node: _Node, move: tuple[int, Action, int], reason: str) -> Violation:
         path = (*_path(node.path), move[1])
-        sim = node.run.clone()
+        sim = self.run_of(node).clone()
         return Violation("runs", reason, path, sim)
 
 
@@ -910,6 +1249,17 @@ def _handlers_send(app: Any) -> bool:
         if owner.__dict__.get("sends_in_handlers", True):
             return True
     return False
+
+
+#: a state made from a recorded effect, before it is a node (:meth:`_Search.predicted`):
+#: its key, its parent, the action, and what the node keeps besides its key
+_Deferred = tuple[Any, _Node, Action, Audit, frozenset[Any], frozenset[Any], "int | None"]
+
+
+def _split(algorithm: Hashable) -> tuple[tuple[Hashable, ...], Hashable]:
+    """A key's algorithm part as the memo keeps it: one part per process, and the
+    part of no process."""
+    return cast("tuple[tuple[Hashable, ...], Hashable]", algorithm)
 
 
 def _drop(sim: Simulator) -> None:
