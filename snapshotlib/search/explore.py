@@ -669,12 +669,7 @@ class _Search:
                     names[ch] = channel_names(sim, ch, records)  # put ahead of others (`at`)
         if len(trace.events) != events_before:
             touched = True
-        pcs, plans = node.pcs, node.plans
-        if consumes == 0:
-            pcs = (*pcs[:owner], pcs[owner] + 1, *pcs[owner + 1 :])
-        elif consumes > 0:
-            k = consumes - 1
-            plans = (*plans[:k], plans[k] | {action.process}, *plans[k + 1 :])  # type: ignore[union-attr]
+        pcs, plans = _progress(node, move)
         done = node.done
         audit = node.audit
         if records and self.fast:
@@ -784,12 +779,7 @@ class _Search:
             for sid in effect.done:
                 if sid not in finished and sum(1 for _, s in parts_done if s == sid) == n:
                     return None  # complete now
-        pcs, plans = node.pcs, node.plans
-        if consumes == 0:
-            pcs = (*pcs[:owner], pcs[owner] + 1, *pcs[owner + 1 :])
-        elif consumes > 0:
-            k = consumes - 1
-            plans = (*plans[:k], plans[k] | {action.process}, *plans[k + 1 :])  # type: ignore[union-attr]
+        pcs, plans = _progress(node, move)
         audit = apply_audit(node.audit, effect.audit) if effect.audit else node.audit
         parts = node.algorithm[0]  # type: ignore[index]
         algorithm = ((*parts[:owner], effect.part, *parts[owner + 1 :]), effect.shared)
@@ -1254,6 +1244,20 @@ def _handlers_send(app: Any) -> bool:
 #: a state made from a recorded effect, before it is a node (:meth:`_Search.predicted`):
 #: its key, its parent, the action, and what the node keeps besides its key
 _Deferred = tuple[Any, _Node, Action, Audit, frozenset[Any], frozenset[Any], "int | None"]
+
+
+def _progress(
+    node: _Node, move: tuple[int, Action, int]
+) -> tuple[tuple[int, ...], tuple[frozenset[str], ...]]:
+    """How far each program and snapshot plan has got after ``move`` from ``node``."""
+    owner, action, consumes = move
+    pcs, plans = node.pcs, node.plans
+    if consumes == 0:
+        pcs = (*pcs[:owner], pcs[owner] + 1, *pcs[owner + 1 :])
+    elif consumes > 0:
+        k = consumes - 1
+        plans = (*plans[:k], plans[k] | {action.process}, *plans[k + 1 :])  # type: ignore[union-attr]
+    return pcs, plans
 
 
 def _split(algorithm: Hashable) -> tuple[tuple[Hashable, ...], Hashable]:
