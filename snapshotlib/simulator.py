@@ -423,13 +423,15 @@ class Simulator:
 
     def queued(self, channel: int) -> deque[int]:
         """Messages in flight on channel ``channel``, oldest first (the live queue)."""
+        self._app_sent_asked = True  # what is in flight is no process's state
         return self.queues[channel]
 
     @property
     def app_sent_asked(self) -> bool:
-        """Whether the algorithm asked :meth:`app_sent` in this run: what it did then
-        depends on how many messages were sent, which no state of one process holds
-        (exhaustive search stops reading effects from its table, :mod:`.search.memo`)."""
+        """Whether the algorithm asked :meth:`app_sent` or :meth:`queued` in this run:
+        what it did then depends on how many messages were sent or are in flight, which
+        no state of one process holds (exhaustive search stops reading effects from its
+        table, :mod:`.search.memo`)."""
         return self._app_sent_asked
 
     def app_sent(self, channel: int) -> int:

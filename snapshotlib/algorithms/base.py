@@ -111,7 +111,9 @@ class SnapshotAlgorithm:
     watches_actions = False
     #: whether each call touches only its own process: its state, its input channels
     #: (taking, blocking) and the tails of its output channels, and what it does
-    #: depends on those alone. Then actions of different processes commute, and
+    #: depends on those alone (not on the trace's length, a message's id, or what is in
+    #: flight: asking ``app_sent`` or ``queued`` turns the search's lookups off). Then
+    #: actions of different processes commute, and
     #: exhaustive search may skip reorderings of them (:mod:`snapshotlib.search.explore`)
     #: and look up what an action did from a process's part of the state
     #: (:mod:`snapshotlib.search.memo`). Off unless an algorithm says so.

@@ -67,7 +67,7 @@ from ..algorithms.state import freeze
 from ..formats.scenario import Scenario, parse_scenario
 from ..simulator import ActionError, Simulator
 from ..trace import APP
-from .memo import Effect, algorithm_parts, apply_audit, audit_change, splittable
+from .memo import Effect, algorithm_parts, apply_audit, contribution, splittable
 from .state import (
     Audit,
     Content,
@@ -720,7 +720,11 @@ class _Search:
         if sim.app_sent_asked:  # its effects depend on counts no process's part holds
             self.predicting = False
         if self.predicting:
-            self.remember(memo_key, node, made, move)
+            # the audit's part of the effect is this action's own: applied elsewhere, an
+            # orphan already there stays first, and one this action makes is kept
+            finished = frozenset(sid for sid, _ in node.done)
+            own = update_audit({}, sim, records, before, finished) if records else {}
+            self.remember(memo_key, node, made, move, own)
         return made
 
     def memo_key(self, node: _Node, move: tuple[int, Action, int]) -> Hashable:
@@ -832,16 +836,18 @@ class _Search:
         return made
 
     def remember(
-        self, memo_key: Hashable, node: _Node, made: _Node, move: tuple[int, Action, int]
+        self,
+        memo_key: Hashable,
+        node: _Node,
+        made: _Node,
+        move: tuple[int, Action, int],
+        own: Audit,
     ) -> None:
         """Record what ``move`` did from ``node`` (the run made ``made``), as the acting
         process's change; nothing when the change reached past that process (the class
         is not as local as it says) or a snapshot completed."""
         assert self.memo is not None
         if made.done is not node.done:
-            return
-        change = audit_change(node.audit, made.audit)
-        if change is None:
             return
         owner, action, consumes = move
         before_names = list(node.names)
@@ -887,7 +893,7 @@ class _Search:
             blocked=frozenset(c for c in made.blocked if c in ins),
             paused=p in made.paused,
             sent=tuple(sent),
-            audit=change,
+            audit=contribution(own),
             recorded=frozenset(s for i, s in made.recorded if i == owner),
             done=frozenset(s for i, s in made.parts_done if i == owner),
             marks=marks,
@@ -1320,7 +1326,8 @@ def search(
     64-bit hash of it instead (hash compaction, as TLC's fingerprints): far less
     memory, at a chance of about n²/2⁶⁵ that two of n states collide and one is not
     explored (under one in ten million for a million states); a waiting state keeps the
-    algorithm's part of its key as such a hash too.
+    algorithm's part of its key as such a hash too, and so does the memo of effects
+    (:mod:`.memo`), where a collision would apply one part's effect to another.
 
     >>> from snapshotlib import Network
     >>> from snapshotlib.algorithms import ChandyLamport

@@ -104,29 +104,16 @@ class Effect:
     amount: int
 
 
-def audit_change(before: Audit, after: Audit) -> tuple[Any, ...] | None:
-    """``after`` as changes to ``before`` (:attr:`Effect.audit`); ``None`` when a
-    snapshot's audit went (it completed: a lookup leaves that to a run)."""
-    if any(sid not in after for sid in before):
-        return None
-    out = []
-    for sid, (orphan, expected) in after.items():
-        old_orphan, old_expected = before.get(sid, (None, {}))
-        grown = []
-        for ch, got in expected.items():
-            old = old_expected.get(ch, ())
-            if got[: len(old)] != old:
-                return None
-            if len(got) > len(old):
-                grown.append((ch, got[len(old) :]))
-        new_orphan = orphan if old_orphan is None else None
-        if new_orphan is not None or grown:
-            out.append((sid, new_orphan, tuple(grown)))
-    return tuple(out)
+def contribution(own: Audit) -> tuple[Any, ...]:
+    """One action's own audit (what :func:`~.state.update_audit` makes of it from an
+    empty audit) as :attr:`Effect.audit`: per snapshot, the red message it accepted in a
+    white action, and the white messages it accepted as a red receiver, by channel."""
+    return tuple((sid, orphan, tuple(expected.items())) for sid, (orphan, expected) in own.items())
 
 
 def apply_audit(audit: Audit, change: tuple[Any, ...]) -> Audit:
-    """``audit`` with :attr:`Effect.audit` applied."""
+    """``audit`` with :attr:`Effect.audit` applied: an orphan already there stays (the
+    first is the one the audit keeps), the messages are appended."""
     if not change:
         return audit
     new = dict(audit)
