@@ -17,6 +17,9 @@ otter. ``grader.check("q1")`` runs the question's public tests as otter does, th
 
 What each question is (its points, public points, hidden tests) comes from the
 exercise notebook's ``snapshotlib`` metadata, written when the exercise is built.
+
+In the browser's Python (the course's static site) there is no otter-grader: there
+``grader.check`` checks nothing and says so, and where the exercise can be checked.
 """
 
 from __future__ import annotations
@@ -33,14 +36,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import otter
-
 from .. import absent
-from ..grading.judge import parameters
-from ..grading.refusals import refusals, resolve_target
 from ..text_colours import TEXT, WRONG
 from .exercises import rules_for
 from .variants import normalised_id
+
+try:
+    import otter
+
+    _Base: Any = otter.Notebook
+except ImportError:  # the browser's Python (Pyodide): otter-grader does not run there
+    otter = None
+
+    class _Base:  # type: ignore[no-redef]
+        """Where otter is missing: a notebook whose checks check nothing."""
+
+        _grading_mode = False
+
+        def __init__(self, nb_path: str | None = None, *args: Any, **kwargs: Any) -> None:
+            self._notebook = nb_path
+
+
+#: what ``grader.check`` says where otter-grader cannot run (the browser's Python)
+NO_OTTER = ("not checked: otter-grader, which runs the tests, does not run here (in the "
+            "browser). Your answer is kept in this notebook; to check it and hand it in, "
+            "open the exercise on Binder or in JupyterLab on your own machine")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -102,6 +122,8 @@ def _guard(target: str, real: types.FunctionType, learner: dict[str, Any]) -> An
 def _absent_for(targets: Sequence[str], learner: dict[str, Any]) -> Iterator[None]:
     """The refused functions ``targets`` guarded (:func:`_guard`) wherever the engine's
     modules and the notebook hold them, for the duration of the block."""
+    from ..grading.refusals import resolve_target
+
     found = {}
     for target in targets:
         obj = resolve_target(target)
@@ -140,7 +162,7 @@ def _not_defined_yet(names: Sequence[str], learner: dict[str, Any]) -> str:
     )
 
 
-class Notebook(otter.Notebook):  # type: ignore[misc]
+class Notebook(_Base):  # type: ignore[misc]
     """otter's ``Notebook``, whose :meth:`check` also applies staff grading's rules."""
 
     def _metadata(self) -> dict[str, Any]:
@@ -152,6 +174,11 @@ class Notebook(otter.Notebook):  # type: ignore[misc]
             return {"otter": {}, "snapshotlib": {}}
 
     def check(self, question: str, global_env: dict[str, Any] | None = None) -> Any:
+        if otter is None:
+            return Checked(question, "unchecked", NO_OTTER)
+        from ..grading.judge import parameters
+        from ..grading.refusals import refusals
+
         if global_env is None:
             frame = inspect.currentframe()
             caller = frame.f_back if frame is not None else None

@@ -36,17 +36,40 @@ MAX_LABELLED = 16
 Point = tuple[float, float]
 
 
+def circular_positions(nodes: list[str]) -> dict[str, Point]:
+    """networkx's ``circular_layout`` of ``nodes``, worked out with :mod:`math`: evenly
+    spaced on a circle counter-clockwise from the right, centred and scaled so the
+    largest coordinate is 1. networkx computes it with numpy, which the browser's
+    Python (Pyodide, in the course's static site) does not have.
+
+    >>> circular_positions(["a", "b", "c", "d"])["b"]
+    (0.0, 1.0)
+    """
+    n = len(nodes)
+    if n == 0:
+        return {}
+    if n == 1:
+        return {nodes[0]: (0.0, 0.0)}
+    raw = [(math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n)) for i in range(n)]
+    mean_x, mean_y = sum(x for x, _ in raw) / n, sum(y for _, y in raw) / n
+    centred = [(x - mean_x, y - mean_y) for x, y in raw]
+    limit = max((max(abs(x), abs(y)) for x, y in centred), default=1.0) or 1.0
+    return {p: (round(x / limit, 12) + 0.0, round(y / limit, 12) + 0.0)
+            for p, (x, y) in zip(nodes, centred, strict=True)}  # fmt: skip
+
+
 def network_layout(network: Network, kind: str = "circular", seed: int = 0) -> dict[str, Point]:
-    """Positions of the processes: ``circular`` (default, stable) or ``spring`` (seeded)."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(network.processes)
-    graph.add_edges_from((c.src, c.dst) for c in network.channels)
+    """Positions of the processes: ``circular`` (default, stable) or ``spring`` (seeded;
+    networkx computes it with numpy, so it needs numpy installed)."""
     if kind == "spring":
+        graph = nx.DiGraph()
+        graph.add_nodes_from(network.processes)
+        graph.add_edges_from((c.src, c.dst) for c in network.channels)
         pos = nx.spring_layout(graph, seed=seed)
     elif kind == "circular":
-        # networkx goes counter-clockwise from the right; mirrored in y = x, the first
-        # process is at the top and the rest follow clockwise, as people draw rings
-        pos = {p: (y, x) for p, (x, y) in nx.circular_layout(graph).items()}
+        # counter-clockwise from the right; mirrored in y = x, the first process is at
+        # the top and the rest follow clockwise, as people draw rings
+        pos = {p: (y, x) for p, (x, y) in circular_positions(list(network.processes)).items()}
     else:
         raise ValueError(f"unknown layout {kind!r}: expected 'circular' or 'spring'")
     return {p: (float(x), float(y)) for p, (x, y) in pos.items()}

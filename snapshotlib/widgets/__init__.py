@@ -12,7 +12,10 @@ from .cut_checker import CutChecker
 from .dataflow_explorer import DataflowExplorer
 from .explorer import Explorer
 from .live_explorer import LiveExplorer
+from .plain_figures import show_without_nbformat
 from .static import show_static, static_png
+
+show_without_nbformat()
 
 __all__ = [
     "CommutationStepper",
