@@ -46,6 +46,17 @@ def cmd_slides(args: argparse.Namespace) -> int:
     return _written(lambda: export_decks(dest, args.lesson), where, then)
 
 
+def cmd_lite(args: argparse.Namespace) -> int:
+    from .lite import build_or_say
+
+    dest = Path(args.dest)
+    then = (
+        "; serve the folder from any static host, or try it here with\n"
+        f"  python -m http.server -d {dest} 8000  (and open http://127.0.0.1:8000)"
+    )
+    return _written(lambda: build_or_say(dest, args.binder), f"the site is in {dest}/", then)
+
+
 def _written(write: Callable[[], list[Path]], where: str, then: str = "") -> int:
     """Run ``write``; say where and how many files, or the error in one line (exit 2)."""
     from .release import ReleaseError
@@ -85,3 +96,10 @@ def add_course_commands(sub: Any) -> None:
     q.add_argument("--lesson", action="append", metavar="NN",
                    help="only this lesson (its number, e.g. 02 or 05a); repeatable")  # fmt: skip
     q.set_defaults(func=cmd_slides)
+    q = what.add_parser("lite", help="from the course's checkout: the student release as a "
+                        "static site whose lessons run in the browser (JupyterLite), with no "
+                        "server; needs npm and the lite extra")  # fmt: skip
+    q.add_argument("dest", metavar="OUT", help="folder to write (new, or empty)")
+    q.add_argument("--binder", metavar="URL", help="the course on Binder: the site's lessons "
+                   "that cannot run in a browser link it")  # fmt: skip
+    q.set_defaults(func=cmd_lite)
