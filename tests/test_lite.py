@@ -166,6 +166,24 @@ def test_a_site_is_not_written_over_a_folder_that_holds_files(tmp_path: Path) ->
     assert (tmp_path / "index.html").read_text() == "mine"
 
 
+@pytest.mark.parametrize(
+    "binder", ["mybinder.org/v2/gh/o/r/HEAD", "https://x.org/a) [evil](https://y", "ftp://x"]
+)
+def test_a_binder_link_that_is_not_a_web_address_is_refused_before_any_download(
+    tmp_path: Path, binder: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "snapshotlib", "course", "lite", str(tmp_path / "site"),
+         "--binder", binder],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--binder" in done.stderr and "https://" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "site").exists()
+
+
 # ----------------------------------------------------------------------------- the kernel
 
 

@@ -16,6 +16,7 @@ runs, since otter-grader does not run in the browser.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -68,6 +69,15 @@ def _elsewhere(binder: str | None) -> str:
         f"{where}, or in JupyterLab on your own machine "
         '(`pip install "snapshotlib[course]"`, then `snapshotlib course init DIR`)'
     )
+
+
+def check_binder(binder: str | None) -> None:
+    """Refuse a ``--binder`` that is not a web address a note can link."""
+    if binder is not None and not re.fullmatch(r"https?://[^\s()<>\[\]]+", binder):
+        raise LiteBuildError(
+            f"--binder {binder!r}: expected the course's Binder address, "
+            "https://... with no spaces or brackets"
+        )
 
 
 def browser_note(path: str, binder: str | None) -> str | None:
@@ -167,6 +177,7 @@ def _jupyter_lite_build(stage: Path, out: Path, extensions: list[Path]) -> None:
 def build(dest: Path, binder: str | None = None) -> list[Path]:
     """Write the browser-only site of the student release into ``dest`` (new or empty);
     return the files written."""
+    check_binder(binder)
     _refuse_existing(dest, [p.name for p in dest.iterdir()] if dest.is_dir() else [])
     found, root = _checkout()
     version = packages.kernel_pyodide_version()
