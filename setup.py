@@ -24,13 +24,15 @@ LEARNER_MATERIAL = (
 
 class BuildWithCourse(build_py):  # type: ignore[misc]
     def run(self) -> None:
+        if not self.editable_mode:
+            # a build folder left from an earlier build would otherwise still hold the
+            # modules, lessons and exercises since deleted or renamed, and the wheel
+            # would ship them: the package is built afresh each time
+            shutil.rmtree(Path(self.build_lib) / "snapshotlib", ignore_errors=True)
         super().run()
         if self.editable_mode:  # an editable install reads the checkout's folders
             return
         target = Path(self.build_lib) / "snapshotlib" / "_course"
-        # a build folder left from an earlier build would otherwise still hold the lessons
-        # and exercises since deleted or renamed, and the wheel would ship them
-        shutil.rmtree(target, ignore_errors=True)
         for folder, pattern in LEARNER_MATERIAL:
             files = sorted((HERE / folder).glob(pattern))
             if not files:

@@ -110,8 +110,9 @@ def test_course_init_copies_the_learner_course_and_overwrites_nothing(
     assert a_file.read_text() == "mine"
 
 
-#: a file that no build of the course's present state would put in the wheel
+#: files that no build of the course's present state would put in the wheel
 STALE = "99_deleted_since.ipynb"
+STALE_MODULE = "deleted_since.py"
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +123,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     stale = ROOT / "build" / "lib" / "snapshotlib" / "_course" / "exercises" / STALE
     stale.parent.mkdir(parents=True, exist_ok=True)
     stale.write_text("{}", encoding="utf-8")
+    # and an engine module since deleted
+    (ROOT / "build" / "lib" / "snapshotlib" / STALE_MODULE).write_text("", encoding="utf-8")
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(out), str(ROOT)], capture_output=True, text=True, check=False,
@@ -141,6 +144,7 @@ def test_the_wheel_carries_the_learner_course_and_no_solutions(wheel: Path) -> N
     assert "snapshotlib/examples/scenarios/worked-example.json" in members
     assert not [m for m in members if "solutions/" in m or m.endswith(".expected.json")]
     assert f"snapshotlib/_course/exercises/{STALE}" not in members
+    assert f"snapshotlib/{STALE_MODULE}" not in members
     shipped = sorted(m.rsplit("/", 1)[1] for m in members if m.startswith("snapshotlib/_course/ex"))
     assert shipped == EXERCISES
 
