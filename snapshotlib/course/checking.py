@@ -49,18 +49,29 @@ except ImportError:  # the browser's Python (Pyodide): otter-grader does not run
     otter = None
 
     class _Base:  # type: ignore[no-redef]
-        """Where otter is missing: a notebook whose checks check nothing."""
+        """Where otter is missing: a notebook whose checks check nothing, and say so."""
 
         _grading_mode = False
 
         def __init__(self, nb_path: str | None = None, *args: Any, **kwargs: Any) -> None:
             self._notebook = nb_path
 
+        def check_all(self, *args: Any, **kwargs: Any) -> Checked:
+            return Checked("all questions", "unchecked", no_otter())
 
-#: what ``grader.check`` says where otter-grader cannot run (the browser's Python)
-NO_OTTER = ("not checked: otter-grader, which runs the tests, does not run here (in the "
-            "browser). Your answer is kept in this notebook; to check it and hand it in, "
-            "open the exercise on Binder or in JupyterLab on your own machine")  # fmt: skip
+        def export(self, *args: Any, **kwargs: Any) -> Checked:
+            return Checked("export", "unchecked", no_otter())
+
+
+def no_otter() -> str:
+    """What ``grader.check`` says where otter-grader cannot be imported."""
+    if sys.platform == "emscripten":  # the course's static site, in a browser
+        return ("not checked: otter-grader, which runs the tests, does not run here (in the "
+                "browser). Your answer is kept in this notebook; to check it and hand it in, "
+                "open the exercise on Binder or in JupyterLab on your own machine")  # fmt: skip
+    return ("not checked: otter-grader, which runs the tests, is not installed in this Python: "
+            'pip install "snapshotlib[course]" and restart the kernel, or open the exercise '
+            "on Binder")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -175,7 +186,7 @@ class Notebook(_Base):  # type: ignore[misc]
 
     def check(self, question: str, global_env: dict[str, Any] | None = None) -> Any:
         if otter is None:
-            return Checked(question, "unchecked", NO_OTTER)
+            return Checked(question, "unchecked", no_otter())
         from ..grading.judge import parameters
         from ..grading.refusals import refusals
 

@@ -12,10 +12,10 @@ from .cut_checker import CutChecker
 from .dataflow_explorer import DataflowExplorer
 from .explorer import Explorer
 from .live_explorer import LiveExplorer
-from .plain_figures import show_without_nbformat
+from .plain_figures import show_as_figure_widgets_in_the_browser
 from .static import show_static, static_png
 
-show_without_nbformat()
+show_as_figure_widgets_in_the_browser()
 
 __all__ = [
     "CommutationStepper",

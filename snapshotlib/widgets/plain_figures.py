@@ -1,22 +1,23 @@
-"""Plain plotly figures shown where nbformat is not installed: the browser's Python
-(Pyodide, in the course's static site).
+"""Plain plotly figures in the browser's Python (Pyodide, in the course's static site).
 
-plotly shows a figure in a notebook by its mime type, and refuses to unless nbformat is
-installed, which it only uses to check the notebook format's version; nbformat's schema
-checker needs a compiled package that the browser's Python lacks. There a plain figure
-is shown as the course's figure widget instead (:mod:`.figure_widget`), which draws
-with the script inside plotly's package: the site then needs no JupyterLab extension
-of plotly's (another copy of plotly.js, a twelfth of the site).
+plotly shows a figure in a notebook by its mime type, which needs plotly's JupyterLab
+extension on the page, and refuses to unless nbformat is installed, which it only uses
+to check the notebook format's version (nbformat's schema checker needs a compiled
+package the browser's Python lacks). There a plain figure is shown as the course's
+figure widget instead (:mod:`.figure_widget`), which draws with the script inside
+plotly's package: the site then needs no extension of plotly's (another copy of
+plotly.js, a twelfth of the site). Anywhere else plotly's own renderers stay.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import os
+import sys
 from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
-from plotly.io._base_renderers import ExternalRenderer
+from plotly.io.base_renderers import ExternalRenderer
 
 from .figure_widget import figure_widget
 
@@ -33,10 +34,10 @@ class FigureWidgetRenderer(ExternalRenderer):  # type: ignore[misc]
         display(figure_widget(go.Figure(fig_dict)))  # type: ignore[no-untyped-call]
 
 
-def show_without_nbformat() -> bool:
-    """Where nbformat is missing, make :class:`FigureWidgetRenderer` plotly's default;
-    say whether it did."""
-    if importlib.util.find_spec("nbformat") is not None:
+def show_as_figure_widgets_in_the_browser() -> bool:
+    """In the browser's Python, make :class:`FigureWidgetRenderer` plotly's default, unless
+    the learner chose one (``PLOTLY_RENDERER``); say whether it did."""
+    if sys.platform != "emscripten" or os.environ.get("PLOTLY_RENDERER"):
         return False
     pio.renderers[RENDERER] = FigureWidgetRenderer()
     pio.renderers.default = RENDERER
