@@ -8,12 +8,16 @@ tests/browser/test_lite_site.py builds the whole site and runs lessons in Chromi
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,7 +100,7 @@ def test_the_shipped_wheel_leaves_out_its_copies_of_the_lab_extension(tmp_path: 
             "tinywidget/labextension/static/big.js,,\ntinywidget-1.0.data/data/share/jupyter/labextensions/x.js,,\n",
         },
     )
-    slim = lite_packages.without_frontend(source, tmp_path / "slim")
+    slim = lite_packages.for_the_browser(source, tmp_path / "slim")
     with zipfile.ZipFile(slim) as whl:
         assert sorted(whl.namelist()) == [
             "tinywidget-1.0.dist-info/METADATA",
@@ -105,6 +109,70 @@ def test_the_shipped_wheel_leaves_out_its_copies_of_the_lab_extension(tmp_path: 
         ]
         assert whl.read("tinywidget-1.0.dist-info/RECORD") == b"tinywidget/__init__.py,,\n"
     assert slim.name == source.name
+
+
+def test_the_engines_wheel_leaves_out_its_copy_of_the_course(tmp_path: Path) -> None:
+    source = _wheel(
+        tmp_path,
+        "snapshotlib",
+        "0.1.0",
+        {
+            "snapshotlib/__init__.py": "",
+            "snapshotlib/_course/notebooks/00_start_here.ipynb": "{}",
+            "snapshotlib/examples/scenarios/a.json": "{}",
+        },
+    )
+    with zipfile.ZipFile(lite_packages.for_the_browser(source, tmp_path / "slim")) as whl:
+        kept = whl.namelist()
+    assert "snapshotlib/examples/scenarios/a.json" in kept and "snapshotlib/__init__.py" in kept
+    assert not [m for m in kept if "_course" in m]
+
+
+def _npm_pack_writing(members: dict[str, bytes] | None) -> Any:
+    """A stand-in for ``npm pack``: a tarball of ``members`` (or a file that is none)."""
+
+    def run_client(command: list[str], what: str, cwd: Path | None = None) -> str:
+        tarball = Path(command[command.index("--pack-destination") + 1]) / "pyodide-1.0.tgz"
+        if members is None:
+            tarball.write_bytes(b"not a tarball")
+        else:
+            with tarfile.open(tarball, "w:gz") as tar:
+                for name, data in members.items():
+                    info = tarfile.TarInfo(name)
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+        return json.dumps([{"filename": tarball.name}])
+
+    return run_client
+
+
+@pytest.mark.parametrize(
+    ("members", "said"),
+    [
+        ({"package/pyodide.mjs": b"", "package/pyodide-lock.json": b"{}"}, "has no pyodide.asm"),
+        (None, "not a readable tarball"),
+    ],
+)
+def test_a_pyodide_package_that_lacks_the_core_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, members: dict[str, bytes] | None, said: str
+) -> None:
+    monkeypatch.setattr(lite_packages.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(lite_packages, "run_client", _npm_pack_writing(members))
+    with pytest.raises(lite_packages.LiteBuildError, match=said):
+        lite_packages.fetch_pyodide(tmp_path / "npm", "1.0")
+
+
+def test_the_pyodide_core_is_taken_from_the_package_folder_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    members = {f"package/{name}": name.encode() for name in lite_packages.CORE_FILES}
+    members["package/nested/pyodide.mjs"] = b"not this one"
+    members["elsewhere.txt"] = b"nor this"
+    monkeypatch.setattr(lite_packages.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(lite_packages, "run_client", _npm_pack_writing(members))
+    core = lite_packages.fetch_pyodide(tmp_path / "npm", "1.0")
+    assert sorted(p.name for p in core.iterdir()) == sorted(lite_packages.CORE_FILES)
+    assert (core / "pyodide.mjs").read_bytes() == b"pyodide.mjs"
 
 
 def _code(nb: dict[str, object]) -> str:
@@ -124,10 +192,14 @@ def test_the_sites_notebooks_ask_for_the_browsers_kernel_and_say_what_runs_elsew
     note = lite.browser_notebook(REPO / live, live, "https://binder.example/course")["cells"][0]
     assert note["metadata"]["tags"] == [lite.NOTE_TAG]
     assert "cannot run" in note["source"] and "(https://binder.example/course)" in note["source"]
+    assert note["id"] == lite.NOTE_TAG  # the lesson is in format 4.5, whose cells have ids
 
     exercise = "exercises/01_is_this_cut_consistent.ipynb"
-    note = lite.browser_notebook(REPO / exercise, exercise, None)["cells"][0]
+    nb = lite.browser_notebook(REPO / exercise, exercise, None)
+    note = nb["cells"][0]
     assert "grader.check" in note["source"] and "Binder" in note["source"]
+    if nb["nbformat_minor"] < 5:  # cells of format 4.4 have no ids
+        assert "id" not in note
 
 
 @pytest.mark.parametrize(
@@ -167,7 +239,8 @@ def test_a_site_is_not_written_over_a_folder_that_holds_files(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
-    "binder", ["mybinder.org/v2/gh/o/r/HEAD", "https://x.org/a) [evil](https://y", "ftp://x"]
+    "binder",
+    ["mybinder.org/v2/gh/o/r/HEAD", "https://x.org/a) [evil](https://y", "ftp://x", "https:///"],
 )
 def test_a_binder_link_that_is_not_a_web_address_is_refused_before_any_download(
     tmp_path: Path, binder: str
@@ -187,29 +260,46 @@ def test_a_binder_link_that_is_not_a_web_address_is_refused_before_any_download(
 # ----------------------------------------------------------------------------- the kernel
 
 
-def _in_a_python_without(missing: list[str], code: str) -> str:
+def _in_a_python_without(missing: list[str], code: str, browser: bool = True) -> str:
     """Run ``code`` in a fresh interpreter where the modules ``missing`` cannot be imported
-    (as in the browser's Python); its output."""
+    and, with ``browser``, whose ``sys.platform`` is the browser's (as in Pyodide); its
+    output. Unset ``PLOTLY_RENDERER``, a learner's own choice of renderer."""
     hide = "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in missing)
+    if browser:
+        hide += "sys.platform = 'emscripten'\n"
+    env = {k: v for k, v in os.environ.items() if k != "PLOTLY_RENDERER"}
     done = subprocess.run(
-        [sys.executable, "-c", hide + code], capture_output=True, text=True, timeout=300, cwd=REPO
+        [sys.executable, "-c", hide + code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def test_without_otter_a_check_checks_nothing_and_says_where_to_check() -> None:
-    out = _in_a_python_without(
-        ["otter"],
-        (
-            "from snapshotlib.course.checking import Notebook\n"
-            "result = Notebook('01_is_this_cut_consistent.ipynb').check('q1')\n"
-            "print(result.verdict, result.passed)\nprint(result.text)\n"
-        ),
-    )
-    verdict, text = out.splitlines()[0], out.splitlines()[1]
-    assert verdict == "unchecked False"
-    assert "not checked" in text and "Binder" in text
+_CHECK_Q1 = (
+    "from snapshotlib.course.checking import Notebook\n"
+    "grader = Notebook('01_is_this_cut_consistent.ipynb')\n"
+    "for result in (grader.check('q1'), grader.check_all(), grader.export()):\n"
+    "    print(result.verdict, result.passed, '|', result.text)\n"
+)
+
+
+def test_in_the_browser_a_check_checks_nothing_and_says_where_to_check() -> None:
+    lines = _in_a_python_without(["otter"], _CHECK_Q1).splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        assert line.startswith("unchecked False |")
+        assert "not checked" in line and "browser" in line and "Binder" in line
+
+
+def test_where_otter_is_not_installed_a_check_says_how_to_install_it() -> None:
+    lines = _in_a_python_without(["otter"], _CHECK_Q1, browser=False).splitlines()
+    assert lines[0].startswith("unchecked False |")
+    assert 'pip install "snapshotlib[course]"' in lines[0] and "browser" not in lines[0]
 
 
 def test_without_numpy_the_networks_are_still_drawn_on_a_circle() -> None:
@@ -241,28 +331,29 @@ def test_the_circle_is_the_one_networkx_draws(n: int) -> None:
         assert ours[p] == pytest.approx(tuple(theirs[p]), abs=1e-6)
 
 
-def test_without_nbformat_a_plain_figure_is_shown_as_a_figure_widget() -> None:
+_SHOW_A_FIGURE = (
+    "import IPython.display\n"
+    "shown = []\n"
+    "IPython.display.display = lambda *objs, **kw: shown.extend(objs)\n"
+    "import plotly.graph_objects as go, plotly.io as pio\n"
+    "import snapshotlib.widgets\n"
+    "print(pio.renderers.default)\n"
+)
+
+
+def test_in_the_browser_a_plain_figure_is_shown_as_a_figure_widget() -> None:
     out = _in_a_python_without(
         ["nbformat"],
-        (
-            "import IPython.display\n"
-            "shown = []\n"
-            "IPython.display.display = lambda *objs, **kw: shown.extend(objs)\n"
-            "import plotly.graph_objects as go, plotly.io as pio\n"
-            "import snapshotlib.widgets\n"
-            "print(pio.renderers.default)\n"
-            "go.Figure(go.Scatter(x=[1], y=[2])).show()\n"
-            "print(type(shown[0]).__name__, shown[0].data[0].y)\n"
-        ),
+        _SHOW_A_FIGURE
+        + "go.Figure(go.Scatter(x=[1], y=[2])).show()\n"
+        + "print(type(shown[0]).__name__, shown[0].data[0].y)\n",
     )
     default, shown = out.splitlines()[:2]
     assert default == "snapshotlib_figure_widget"
     assert shown == "CourseFigureWidget (2,)"
 
 
-def test_with_nbformat_plotlys_own_renderers_stay() -> None:
-    pytest.importorskip("nbformat")
-    out = _in_a_python_without(
-        [], "import plotly.io as pio, snapshotlib.widgets\nprint(pio.renderers.default)\n"
-    )
+@pytest.mark.parametrize("missing", [[], ["nbformat"]])
+def test_outside_the_browser_plotlys_own_renderers_stay(missing: list[str]) -> None:
+    out = _in_a_python_without(missing, _SHOW_A_FIGURE, browser=False)
     assert "snapshotlib" not in out

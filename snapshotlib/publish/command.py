@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -52,7 +53,7 @@ def cmd_lite(args: argparse.Namespace) -> int:
     dest = Path(args.dest)
     then = (
         "; serve the folder from any static host, or try it here with\n"
-        f"  python -m http.server -d {dest} 8000  (and open http://127.0.0.1:8000)"
+        f"  python -m http.server -d {shlex.quote(str(dest))} 8000  (and open http://127.0.0.1:8000)"
     )
     return _written(lambda: build_or_say(dest, args.binder), f"the site is in {dest}/", then)
 

@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import lite_packages as packages
 from .lite_packages import LiteBuildError
@@ -73,7 +74,9 @@ def _elsewhere(binder: str | None) -> str:
 
 def check_binder(binder: str | None) -> None:
     """Refuse a ``--binder`` that is not a web address a note can link."""
-    if binder is not None and not re.fullmatch(r"https?://[^\s()<>\[\]]+", binder):
+    if binder is not None and not (
+        re.fullmatch(r"https?://[^\s()<>\[\]]+", binder) and urlsplit(binder).hostname
+    ):
         raise LiteBuildError(
             f"--binder {binder!r}: expected the course's Binder address, "
             "https://... with no spaces or brackets"
@@ -103,15 +106,11 @@ def browser_notebook(source: Path, path: str, binder: str | None) -> dict[str, A
     nb.setdefault("metadata", {})["kernelspec"] = dict(KERNELSPEC)
     note = browser_note(path, binder)
     if note is not None:
-        nb["cells"].insert(
-            0,
-            {
-                "cell_type": "markdown",
-                "id": NOTE_TAG,
-                "source": note,
-                "metadata": {"tags": [NOTE_TAG]},
-            },
-        )
+        cell: dict[str, Any] = {"cell_type": "markdown", "source": note}
+        cell["metadata"] = {"tags": [NOTE_TAG]}
+        if (nb.get("nbformat"), nb.get("nbformat_minor", 0)) >= (4, 5):
+            cell["id"] = NOTE_TAG  # cells have ids from format 4.5 on, and only there
+        nb["cells"].insert(0, cell)
     return nb
 
 
@@ -140,14 +139,19 @@ def _config() -> dict[str, Any]:
 
 
 def _kernel_extension() -> Path:
-    """The Pyodide kernel's JupyterLab extension, as its Python package installed it."""
-    found = Path(sys.prefix) / "share/jupyter/labextensions/@jupyterlite/pyodide-kernel-extension"
-    if not (found / "package.json").is_file():
-        raise LiteBuildError(
-            f"the Pyodide kernel's extension is not in {found.parent}: "
-            "pip install 'snapshotlib[lite]'"
-        )
-    return found
+    """The Pyodide kernel's JupyterLab extension, where its Python package installed it
+    (this environment's, the user's or the system's Jupyter folders)."""
+    from jupyter_core.paths import jupyter_path
+
+    folders = [Path(p) for p in jupyter_path("labextensions")]
+    for folder in folders:
+        found = folder / "@jupyterlite" / "pyodide-kernel-extension"
+        if (found / "package.json").is_file():
+            return found
+    raise LiteBuildError(
+        "the Pyodide kernel's JupyterLab extension is in none of "
+        f"{', '.join(map(str, folders))}: pip install 'snapshotlib[lite]'"
+    )
 
 
 def _jupyter_lite_build(stage: Path, out: Path, extensions: list[Path]) -> None:
@@ -189,15 +193,9 @@ def build(dest: Path, binder: str | None = None) -> list[Path]:
         stage = work / "stage"
         pyodide = stage / "static" / "pyodide"
         pyodide.mkdir(parents=True)
-        for name in (
-            "pyodide.mjs",
-            "pyodide.asm.mjs",
-            "pyodide.asm.wasm",
-            "python_stdlib.zip",
-            "pyodide.js",
-            "package.json",
-        ):
-            shutil.copyfile(core / name, pyodide / name)
+        for name in packages.CORE_FILES:
+            if name != "pyodide-lock.json":  # the site's own lock is written below
+                shutil.copyfile(core / name, pyodide / name)
         for wheel in wheels:
             shutil.copyfile(wheel.path, pyodide / wheel.path.name)
         core_lock = json.loads((core / "pyodide-lock.json").read_text(encoding="utf-8"))
@@ -219,3 +217,5 @@ def build_or_say(dest: Path, binder: str | None) -> list[Path]:
         return build(dest, binder)
     except LiteBuildError as e:
         raise ReleaseError(str(e)) from None
+    except OSError as e:  # the folder could not be written: no room, no permission
+        raise ReleaseError(f"writing the site in {dest}: {e}") from None

@@ -33,10 +33,25 @@ KERNEL_PROVIDED = frozenset({"ipykernel", "widgetsnbextension", "pyodide-kernel"
 #: how uv names the browser's platform; only its markers matter here (every wheel
 #: taken is pure Python), and those are the same for every Pyodide
 UV_PLATFORM = "wasm32-pyodide2025"
-#: a wheel's copies of its JupyterLab extension: the browser's Python never reads them,
-#: and the site carries each extension once, under extensions/ (plotly's wheel holds
-#: two, a tenth of the site)
-FRONTEND_COPY = re.compile(r"^[^/]+\.data/data/share/jupyter/|^[^/]+/labextension/")
+#: what the browser's Python never reads, left out of the wheels the site ships: a
+#: wheel's copies of its JupyterLab extension (the site carries each extension once,
+#: under extensions/; plotly's wheel holds two, a tenth of the site), and the copy of
+#: the lessons and exercises inside the engine's wheel (for ``course init``; the site
+#: holds them as notebooks)
+NOT_FOR_THE_BROWSER = re.compile(
+    r"^[^/]+\.data/data/share/jupyter/|^[^/]+/labextension/|^snapshotlib/_course/"
+)
+#: what the site takes of npm's Pyodide: the interpreter, its standard library, the
+#: loaders, and the lock file the site's own lock starts from
+CORE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide.js",
+    "package.json",
+    "pyodide-lock.json",
+)
 #: the longest a registry client may take for one call (a hung download ends the build)
 CLIENT_TIMEOUT_S = 600
 
@@ -106,16 +121,20 @@ def fetch_pyodide(work: Path, version: str) -> Path:
         raise LiteBuildError(f"npm pack pyodide@{version} wrote no tarball in {work}")
     core = work / "pyodide"
     core.mkdir()
-    with tarfile.open(tarball) as tar:
-        for member in tar.getmembers():
-            # npm's layout is package/FILE; take plain files only, by their base name
-            parts = Path(member.name).parts
-            if member.isfile() and len(parts) == 2 and parts[0] == "package":
-                source = tar.extractfile(member)
-                if source is not None:
-                    (core / parts[1]).write_bytes(source.read())
-    if not (core / "pyodide.mjs").is_file() or not (core / "pyodide-lock.json").is_file():
-        raise LiteBuildError(f"npm's pyodide@{version} has no pyodide.mjs or pyodide-lock.json")
+    try:
+        with tarfile.open(tarball) as tar:
+            for member in tar.getmembers():
+                # npm's layout is package/FILE; take plain files only, by their base name
+                parts = Path(member.name).parts
+                if member.isfile() and len(parts) == 2 and parts[0] == "package":
+                    source = tar.extractfile(member)
+                    if source is not None:
+                        (core / parts[1]).write_bytes(source.read())
+    except (tarfile.TarError, EOFError) as e:
+        raise LiteBuildError(f"npm's pyodide@{version} is not a readable tarball: {e}") from None
+    missing = [name for name in CORE_FILES if not (core / name).is_file()]
+    if missing:
+        raise LiteBuildError(f"npm's pyodide@{version} has no {', '.join(missing)}")
     return core
 
 
@@ -232,21 +251,21 @@ def download(pins: dict[str, str], dest: Path, python: str) -> list[Path]:
     return [found[name] for name in sorted(pins)]
 
 
-def without_frontend(source: Path, dest: Path) -> Path:
+def for_the_browser(source: Path, dest: Path) -> Path:
     """A copy of the wheel ``source`` in the folder ``dest`` without the members
-    :data:`FRONTEND_COPY` matches (its RECORD without their lines); the same name."""
+    :data:`NOT_FOR_THE_BROWSER` matches (its RECORD without their lines); the same name."""
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / source.name
     with zipfile.ZipFile(source) as whl, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
         for info in whl.infolist():
-            if FRONTEND_COPY.match(info.filename):
+            if NOT_FOR_THE_BROWSER.match(info.filename):
                 continue
             data = whl.read(info)
             if info.filename.endswith(".dist-info/RECORD"):
                 kept = [
                     line
                     for line in data.decode("utf-8").splitlines()
-                    if not FRONTEND_COPY.match(line)
+                    if not NOT_FOR_THE_BROWSER.match(line)
                 ]
                 data = ("\n".join(kept) + "\n").encode("utf-8")
             out.writestr(info, data)
@@ -299,7 +318,12 @@ def browser_wheels(root: Path, core: Path, work: Path) -> list[Wheel]:
     ``root``, and what uv resolves for the lessons and the kernel."""
     core_lock = json.loads((core / "pyodide-lock.json").read_text(encoding="utf-8"))
     python = ".".join(str(core_lock["info"]["python"]).split(".")[:2])
-    micropip = core_lock["packages"]["micropip"]["version"]
+    try:
+        micropip = core_lock["packages"]["micropip"]["version"]
+    except (KeyError, TypeError):
+        raise LiteBuildError(
+            "Pyodide's lock file names no micropip (the kernel loads it)"
+        ) from None
     downloads, wheels_dir = work / "downloads", work / "wheels"
     course = build_course_wheel(root, work / "course-wheel")
     resolved = resolve(course, python, work)
@@ -323,7 +347,7 @@ def browser_wheels(root: Path, core: Path, work: Path) -> list[Wheel]:
     versions = {**shipped, "micropip": micropip, "snapshotlib": course.name.split("-")[1]}
     return [
         Wheel(
-            without_frontend(paths[n], wheels_dir),
+            for_the_browser(paths[n], wheels_dir),
             paths[n],
             n,
             versions[n],
