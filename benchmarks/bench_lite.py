@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -156,12 +157,17 @@ def main() -> int:
     )
     args = parser.parse_args()
     print(describe_machine())
+    # the site's service worker fetches on the page's behalf: its requests reach the
+    # context's routes only with this set before Playwright starts (Chromium only)
+    os.environ.setdefault("PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS", "1")
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
-        site = args.site or Path(tmp) / "site"
+        site = Path(tmp) / "site"
         if args.site is None:
             print(f"build: {build(site):.1f} s (npm, PyPI and jupyter lite build)")
+        else:  # a copy: the drivers' settings and the reference page stay out of it
+            shutil.copytree(args.site, site)
         total, parts = size(site)
         print(
             f"site: {total / 1e6:.1f} MB (aim: at most 60 MB); largest parts: "

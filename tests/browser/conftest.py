@@ -278,6 +278,10 @@ def _browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     user_data_dir = tmp_path_factory.mktemp("chromium-profile")
+    # Requests a page's service worker makes (JupyterLite's proxies every GET) reach the
+    # context's routes and events only with this set before Playwright starts: the
+    # browser-only site's test refuses requests outside the site, the worker's included
+    os.environ.setdefault("PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS", "1")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(user_data_dir),
