@@ -95,18 +95,13 @@ class Session:
 
     def __init__(self, browser: Any, base: str) -> None:
         self.context = browser.new_context(viewport={"width": 1400, "height": 900})
-        self.refused: list[str] = []
         self.base = base
-        self.context.route("**/*", self._route)
         self.page = self.context.new_page()
+        self.outside = labdriver.Outside(self.page, base).__enter__()
 
-    def _route(self, route: Any) -> None:
-        url = route.request.url
-        if url.startswith(self.base + "/") or url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            self.refused.append(url)
-            route.abort()
+    @property
+    def refused(self) -> list[str]:
+        return self.outside.refused
 
 
 _FIRST_OUTPUT_JS = """() => window.jupyterapp.shell.currentWidget.content.widgets.some(

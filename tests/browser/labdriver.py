@@ -344,3 +344,40 @@ def run_new_cell(page: Any, source: str, timeout: float = RUN_TIMEOUT_MS) -> str
     page.wait_for_function(_NO_BUSY_PROMPT_JS, timeout=timeout)
     text: str = page.evaluate(_LAST_OUTPUT_JS)
     return text
+
+
+# ----------------------------------------------------------------------------- static sites
+
+
+class Outside:
+    """The requests the browser made for addresses outside the site, its service worker's
+    included (routed on the context: a page's routes never see what a service worker
+    fetches): refused, and listed. Use as a context manager; the routes end with it."""
+
+    def __init__(self, page: Any, base: str) -> None:
+        self.refused: list[str] = []
+        self.context = page.context
+        self.base = base
+
+    def _route(self, request_route: Any) -> None:
+        url = request_route.request.url
+        if url.startswith(self.base + "/") or url.startswith(("data:", "blob:")):
+            request_route.continue_()
+        else:
+            self.refused.append(url)
+            request_route.abort()
+
+    def __enter__(self) -> Outside:
+        self.context.route("**/*", self._route)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.context.unroute("**/*", self._route)
+
+    def probe(self, page: Any) -> None:
+        """Ask for an outside address from the page (through the site's service worker,
+        once it is active) and check that it was refused: the guard sees such requests."""
+        probe = "https://example.invalid/snapshotlib-probe.js"
+        page.evaluate("(url) => fetch(url).then(() => 'fetched', () => 'refused')", probe)
+        assert probe in self.refused, f"a request outside the site went unseen: {self.refused}"
+        self.refused = [url for url in self.refused if url != probe]

@@ -23,6 +23,7 @@ import pytest
 from conftest import _free_port
 from labdriver import (
     REPO_ROOT,
+    Outside,
     html_widget,
     plotly_plot,
     require_modules,
@@ -103,40 +104,6 @@ def _wait_until_serving(server: subprocess.Popen[bytes], base: str) -> None:
         except OSError:
             time.sleep(0.1)
     raise AssertionError(f"the static file server at {base} never answered")
-
-
-class Outside:
-    """The requests the browser made for addresses outside the site, its service worker's
-    included (routed on the context: a page's routes never see what a service worker
-    fetches): refused, and listed. Use as a context manager; the routes end with it."""
-
-    def __init__(self, page: Any, base: str) -> None:
-        self.refused: list[str] = []
-        self.context = page.context
-        self.base = base
-
-    def _route(self, request_route: Any) -> None:
-        url = request_route.request.url
-        if url.startswith(self.base + "/") or url.startswith(("data:", "blob:")):
-            request_route.continue_()
-        else:
-            self.refused.append(url)
-            request_route.abort()
-
-    def __enter__(self) -> Outside:
-        self.context.route("**/*", self._route)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.context.unroute("**/*", self._route)
-
-    def probe(self, page: Any) -> None:
-        """Ask for an outside address from the page (through the site's service worker,
-        once it is active) and check that it was refused: the guard sees such requests."""
-        probe = "https://example.invalid/snapshotlib-probe.js"
-        page.evaluate("(url) => fetch(url).then(() => 'fetched', () => 'refused')", probe)
-        assert probe in self.refused, f"a request outside the site went unseen: {self.refused}"
-        self.refused = [url for url in self.refused if url != probe]
 
 
 def open_in_site(page: Any, base: str, path: str) -> None:
